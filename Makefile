@@ -1,0 +1,46 @@
+# otelcol-mergelog: `make run` builds the collector and runs its main job on bundled samples;
+# `make test` runs every test. Everything the targets need comes from the Go module proxy.
+GO        ?= go
+BUILD     := _build
+COLLECTOR := $(BUILD)/otelcol-mergelog
+OCB_VER   := v0.165.0
+OCB       := $(BUILD)/bin/builder
+# Inputs of the distribution: our Go sources and the manifest.
+SOURCES   := $(shell find . -path ./_build -prune -o -path ./bench -prune -o -name '*.go' -print) go.mod go.sum builder-config.yaml
+
+.PHONY: run otelcol test unit validate bench lint fuzz clean
+
+run: $(COLLECTOR)
+	./scripts/run-sample.sh $(COLLECTOR) configs/run.yaml
+
+otelcol: $(COLLECTOR)
+
+$(OCB):
+	GOBIN=$(abspath $(BUILD)/bin) $(GO) install go.opentelemetry.io/collector/cmd/builder@$(OCB_VER)
+
+$(COLLECTOR): $(OCB) $(SOURCES)
+	$(OCB) --config builder-config.yaml
+	@test -x $(COLLECTOR)
+
+test: lint unit validate
+
+unit:
+	$(GO) test -race -count=1 ./...
+
+# Every example config (and the `make run` config) must pass the built collector's validation.
+validate: $(COLLECTOR)
+	@for c in configs/*.yaml examples/*.yaml; do \
+		echo "validate $$c"; \
+		$(COLLECTOR) validate --config "$$c" || exit 1; \
+	done
+
+bench:
+	./scripts/bench.sh
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+		if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+clean:
+	rm -rf $(BUILD)
