@@ -1,0 +1,170 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/mergelog/otelcol-mergelog/internal/decompress"
+	"github.com/mergelog/otelcol-mergelog/internal/linereader"
+	"github.com/mergelog/otelcol-mergelog/internal/linestart"
+	"github.com/mergelog/otelcol-mergelog/internal/multiline"
+	"github.com/mergelog/otelcol-mergelog/internal/timestamp"
+)
+
+// entryConfig is what every input shares: how to find timestamps and where entries start.
+type entryConfig struct {
+	time      timestamp.Config
+	lineStart *linestart.Matcher
+}
+
+func newEntryConfig(o options, loc *time.Location) (entryConfig, error) {
+	c := entryConfig{time: timestamp.Config{Format: o.format, Layout: o.layout, Location: loc, Regex: o.timeRegex}}
+	if _, err := timestamp.New(c.time); err != nil {
+		return c, fmt.Errorf("timestamp flags: %w", err)
+	}
+	if o.lineStart != "" {
+		m, err := linestart.Compile(o.lineStart)
+		if err != nil {
+			return c, fmt.Errorf("-line-start: %w", err)
+		}
+		c.lineStart = m
+	}
+	return c, nil
+}
+
+// input is one file (or stdin) as a merge.Source: decompressed, cut into lines, optionally
+// joined into multiline entries, each with its timestamp.
+type input struct {
+	name   string
+	file   io.Closer // nil for stdin
+	dec    *decompress.Reader
+	src    io.ReadCloser // what lines are read from: dec, or a read-ahead over it
+	lines  *linereader.Reader
+	parser *timestamp.Parser
+	size   int64 // for progress; 0 when unknown
+
+	// Multiline: the joiner emits into ready; Next hands them out one at a time.
+	joiner *multiline.Joiner
+	ready  [][]byte
+	spare  [][]byte
+	atEOF  bool
+
+	tailDone bool  // the last line without newline has been handed out
+	err      error // the input's failure, returned after the data before it
+}
+
+func openInput(name string, stdin io.Reader, cfg entryConfig) (*input, error) {
+	in := &input{name: name}
+	var r io.Reader = stdin
+	if name == "-" {
+		in.name = "(stdin)"
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		if st, err := f.Stat(); err == nil {
+			in.size = st.Size()
+		}
+		in.file, r = f, f
+	}
+	dec, err := decompress.NewReader(r)
+	if err != nil {
+		in.Close()
+		return nil, fmt.Errorf("%s: %w", in.name, err)
+	}
+	in.dec, in.src = dec, dec
+	if dec.Kind() != decompress.Plain {
+		// Decompression is CPU-bound: give it its own goroutine so the merge runs beside it.
+		in.src = decompress.NewReadAhead(dec, 256<<10, 4)
+	}
+	in.lines = linereader.New(in.src, linereader.Options{})
+	in.parser, _ = timestamp.New(cfg.time) // validated in newEntryConfig
+	if cfg.lineStart != nil {
+		in.joiner, err = multiline.New(multiline.Config{Start: cfg.lineStart}, in.collect)
+		if err != nil {
+			in.Close()
+			return nil, err
+		}
+	}
+	return in, nil
+}
+
+// Next implements merge.Source.
+func (in *input) Next() ([]byte, int64, bool, error) {
+	var entry []byte
+	if in.joiner == nil {
+		line, ok := in.nextLine()
+		if !ok {
+			return nil, 0, false, in.err
+		}
+		entry = line
+	} else {
+		for len(in.ready) == 0 {
+			if in.atEOF {
+				return nil, 0, false, in.err
+			}
+			line, ok := in.nextLine()
+			if !ok {
+				in.atEOF = true
+				in.joiner.Flush()
+				continue
+			}
+			in.joiner.Add(line, 0)
+		}
+		entry = in.ready[0]
+		in.spare = append(in.spare, entry[:0])
+		in.ready = in.ready[1:]
+	}
+	at, ok := in.parser.Parse(entry)
+	return entry, at, ok, nil
+}
+
+// nextLine returns the next line; false at the end, with in.err set (io.EOF or the failure).
+func (in *input) nextLine() ([]byte, bool) {
+	line, err := in.lines.Next()
+	if err == nil {
+		return line, true
+	}
+	// A last line without a newline is still a line, also when the stream broke right after it.
+	if p := in.lines.Partial(); len(p) > 0 && !in.tailDone {
+		in.tailDone = true
+		in.setErr(err)
+		return p, true
+	}
+	in.setErr(err)
+	return nil, false
+}
+
+func (in *input) setErr(err error) {
+	if in.err != nil {
+		return
+	}
+	if errors.Is(err, io.EOF) {
+		in.err = io.EOF
+		return
+	}
+	in.err = fmt.Errorf("%s: %w (after %d bytes of content)", in.name, err, in.lines.Offset()+int64(len(in.lines.Partial())))
+}
+
+// collect copies an entry from the joiner (its bytes are only valid during the call).
+func (in *input) collect(text []byte, _ int64) {
+	var buf []byte
+	if n := len(in.spare); n > 0 {
+		buf, in.spare = in.spare[n-1], in.spare[:n-1]
+	}
+	in.ready = append(in.ready, append(buf, text...))
+}
+
+func (in *input) Close() error {
+	if in.src != nil {
+		in.src.Close()
+	}
+	if in.file != nil {
+		return in.file.Close()
+	}
+	return nil
+}
