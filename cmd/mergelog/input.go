@@ -11,6 +11,7 @@ import (
 	"github.com/mergelog/otelcol-mergelog/internal/linereader"
 	"github.com/mergelog/otelcol-mergelog/internal/linestart"
 	"github.com/mergelog/otelcol-mergelog/internal/multiline"
+	"github.com/mergelog/otelcol-mergelog/internal/readahead"
 	"github.com/mergelog/otelcol-mergelog/internal/timestamp"
 )
 
@@ -41,7 +42,7 @@ type input struct {
 	name   string
 	file   io.Closer // nil for stdin
 	dec    *decompress.Reader
-	src    io.ReadCloser // what lines are read from: dec, or a read-ahead over it
+	ahead  *readahead.Reader // decompresses in its own goroutine; nil for plain inputs
 	lines  *linereader.Reader
 	parser *timestamp.Parser
 	size   int64 // for progress; 0 when unknown
@@ -76,12 +77,14 @@ func openInput(name string, stdin io.Reader, cfg entryConfig) (*input, error) {
 		in.Close()
 		return nil, fmt.Errorf("%s: %w", in.name, err)
 	}
-	in.dec, in.src = dec, dec
+	in.dec = dec
+	var src io.Reader = dec
 	if dec.Kind() != decompress.Plain {
 		// Decompression is CPU-bound: give it its own goroutine so the merge runs beside it.
-		in.src = decompress.NewReadAhead(dec, 256<<10, 4)
+		in.ahead = readahead.New(dec, 256<<10, 4)
+		src = in.ahead
 	}
-	in.lines = linereader.New(in.src, linereader.Options{})
+	in.lines = linereader.New(src, linereader.Options{})
 	in.parser, _ = timestamp.New(cfg.time) // validated in newEntryConfig
 	if cfg.lineStart != nil {
 		in.joiner, err = multiline.New(multiline.Config{Start: cfg.lineStart}, in.collect)
@@ -147,7 +150,12 @@ func (in *input) setErr(err error) {
 		in.err = io.EOF
 		return
 	}
-	in.err = fmt.Errorf("%s: %w (after %d bytes of content)", in.name, err, in.lines.Offset()+int64(len(in.lines.Partial())))
+	var derr *decompress.Error
+	if errors.As(err, &derr) { // it already says how far it got
+		in.err = fmt.Errorf("%s: %w", in.name, err)
+		return
+	}
+	in.err = fmt.Errorf("%s: %w (after %d bytes)", in.name, err, in.lines.Offset()+int64(len(in.lines.Partial())))
 }
 
 // collect copies an entry from the joiner (its bytes are only valid during the call).
@@ -160,8 +168,11 @@ func (in *input) collect(text []byte, _ int64) {
 }
 
 func (in *input) Close() error {
-	if in.src != nil {
-		in.src.Close()
+	if in.ahead != nil {
+		in.ahead.Close() // stops the read-ahead goroutine before the decoder closes
+	}
+	if in.dec != nil {
+		in.dec.Close()
 	}
 	if in.file != nil {
 		return in.file.Close()

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func write(t *testing.T, dir, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func gz(t *testing.T, data string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	w.Write([]byte(data))
+	w.Close()
+	return b.Bytes()
+}
+
+func runMergelog(t *testing.T, stdin string, args ...string) (stdout, stderr string, status int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	o, files, err := parseFlags(args, &errb)
+	if err != nil {
+		return "", errb.String() + err.Error(), 2
+	}
+	status = run(o, files, strings.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), status
+}
+
+func TestMergesByUTCInstantAcrossZones(t *testing.T) {
+	dir := t.TempDir()
+	// The same three instants written in three zones: 12:00Z, 12:00:01Z, 12:00:02Z.
+	paris := write(t, dir, "paris.log", []byte(
+		"p1 - - [10/Oct/2026:14:00:00 +0200] \"GET / HTTP/1.1\" 200 1\n"+
+			"p2 - - [10/Oct/2026:14:00:02 +0200] \"GET / HTTP/1.1\" 200 1\n"))
+	tokyo := write(t, dir, "tokyo.log.gz", gz(t,
+		"t1 - - [10/Oct/2026:21:00:01 +0900] \"GET / HTTP/1.1\" 200 1\n"))
+	ny := write(t, dir, "ny.log", []byte(
+		"n1 - - [10/Oct/2026:08:00:00 -0400] \"GET / HTTP/1.1\" 200 1\n"+
+			"n2 - - [10/Oct/2026:08:00:02 -0400] \"GET / HTTP/1.1\" 200 1\n"))
+	out, errs, status := runMergelog(t, "", paris, tokyo, ny)
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, errs)
+	}
+	var first []string
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		first = append(first, strings.Fields(l)[0])
+	}
+	// Ties at 12:00:00 and 12:00:02 keep the command-line order (paris before ny).
+	if want := []string{"p1", "n1", "t1", "p2", "n2"}; !slices.Equal(first, want) {
+		t.Fatalf("order %v, want %v", first, want)
+	}
+}
+
+func TestLastLineWithoutNewlineIsNeitherGluedNorDropped(t *testing.T) {
+	dir := t.TempDir()
+	a := write(t, dir, "a.log", []byte("a [10/Oct/2026:14:00:00 +0000] x\na-last [10/Oct/2026:14:00:05 +0000] no-newline"))
+	b := write(t, dir, "b.log", []byte("b [10/Oct/2026:14:00:01 +0000] y\r\n\x00bin\xff [10/Oct/2026:14:00:09 +0000]\n"))
+	out, _, status := runMergelog(t, "", a, b)
+	want := "a [10/Oct/2026:14:00:00 +0000] x\nb [10/Oct/2026:14:00:01 +0000] y\r\n" +
+		"a-last [10/Oct/2026:14:00:05 +0000] no-newline\n\x00bin\xff [10/Oct/2026:14:00:09 +0000]\n"
+	if status != 0 || out != want {
+		t.Fatalf("status %d\ngot  %q\nwant %q", status, out, want)
+	}
+}
+
+func TestUntimedLinesStayWithTheirPredecessor(t *testing.T) {
+	dir := t.TempDir()
+	a := write(t, dir, "a.log", []byte("head without time\na [10/Oct/2026:14:00:02 +0000] x\ngarbage\n"))
+	b := write(t, dir, "b.log", []byte("b [10/Oct/2026:14:00:01 +0000] y\nb [10/Oct/2026:14:00:03 +0000] z\n"))
+	out, errs, status := runMergelog(t, "", "-stats", a, b)
+	want := "head without time\nb [10/Oct/2026:14:00:01 +0000] y\na [10/Oct/2026:14:00:02 +0000] x\ngarbage\nb [10/Oct/2026:14:00:03 +0000] z\n"
+	if status != 0 || out != want {
+		t.Fatalf("status %d\ngot  %q\nwant %q", status, out, want)
+	}
+	// The stats table names each input with its lines and malformed count.
+	if !regexpLine(errs, a, "3", "2") || !regexpLine(errs, b, "2", "0") {
+		t.Fatalf("stats:\n%s", errs)
+	}
+}
+
+// regexpLine reports whether some line of s starts with name followed by the given columns.
+func regexpLine(s, name string, cols ...string) bool {
+	for _, l := range strings.Split(s, "\n") {
+		f := strings.Fields(l)
+		if len(f) > len(cols) && f[0] == name && slices.Equal(f[1:1+len(cols)], cols) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestCorruptInputIsReportedAndOthersGoOn(t *testing.T) {
+	dir := t.TempDir()
+	var lines strings.Builder
+	for i := range 2000 {
+		lines.WriteString("c [10/Oct/2026:14:00:00 +0000] line ")
+		lines.WriteString(strings.Repeat("x", i%50))
+		lines.WriteString("\n")
+	}
+	full := gz(t, lines.String())
+	cut := write(t, dir, "cut.log.gz", full[:len(full)/2])
+	good := write(t, dir, "good.log", []byte("g [10/Oct/2026:15:00:00 +0000] fine\n"))
+	missing := filepath.Join(dir, "missing.log")
+	out, errs, status := runMergelog(t, "", cut, missing, good)
+	if status != 1 {
+		t.Fatalf("status %d, want 1", status)
+	}
+	if !strings.Contains(errs, "cut.log.gz: gzip") || !strings.Contains(errs, "compressed bytes") || !strings.Contains(errs, "missing.log") {
+		t.Fatalf("stderr does not name the damage: %s", errs)
+	}
+	got := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if got[len(got)-1] != "g [10/Oct/2026:15:00:00 +0000] fine" {
+		t.Fatalf("the good input is missing: last line %q", got[len(got)-1])
+	}
+	// Every line before the damage is delivered: a prefix of the original, whole lines plus at
+	// most one cut-off tail.
+	delivered := strings.Join(got[:len(got)-1], "\n")
+	if len(got) < 100 || !strings.HasPrefix(lines.String(), delivered) {
+		t.Fatalf("delivered %d lines, not a prefix of the input", len(got)-1)
+	}
+}
+
+func TestStdinAndMultiline(t *testing.T) {
+	dir := t.TempDir()
+	java := write(t, dir, "app.log", []byte("2026-10-10T12:00:01Z ERROR boom\n\tat A.b(A.java:1)\n\tat C.d(C.java:2)\n2026-10-10T12:00:03Z INFO ok\n"))
+	stdin := "2026-10-10T12:00:02Z INFO from stdin\n"
+	out, errs, status := runMergelog(t, stdin, "-format", "rfc3339", "-line-start", `\d{4}-`, java, "-")
+	want := "2026-10-10T12:00:01Z ERROR boom\n\tat A.b(A.java:1)\n\tat C.d(C.java:2)\n" +
+		"2026-10-10T12:00:02Z INFO from stdin\n2026-10-10T12:00:03Z INFO ok\n"
+	if status != 0 || out != want {
+		t.Fatalf("status %d %s\ngot  %q\nwant %q", status, errs, out, want)
+	}
+}
+
+func TestFlagErrors(t *testing.T) {
+	if _, errs, status := runMergelog(t, ""); status != 2 || !strings.Contains(errs, "no input files") {
+		t.Errorf("no files: status %d %q", status, errs)
+	}
+	if _, errs, status := runMergelog(t, "", "-line-start", "(", "x"); status != 2 || !strings.Contains(errs, "-line-start") {
+		t.Errorf("bad regexp: status %d %q", status, errs)
+	}
+	if _, errs, status := runMergelog(t, "", "-format", "nope", "x"); status != 2 || !strings.Contains(errs, "nope") {
+		t.Errorf("bad format: status %d %q", status, errs)
+	}
+	if _, errs, status := runMergelog(t, "", "-", "-"); status != 2 || !strings.Contains(errs, "more than once") {
+		t.Errorf("stdin twice: status %d %q", status, errs)
+	}
+	var errb bytes.Buffer
+	if _, _, err := parseFlags([]string{"-help"}, &errb); err == nil || !strings.Contains(errb.String(), "UTC") {
+		t.Errorf("help: %v %q", err, errb.String())
+	}
+}
