@@ -72,7 +72,7 @@ func TestWindowTimeoutReleasesEarlierInstantsFirst(t *testing.T) {
 	w := NewWindow[string](1000)
 	a, b, _ := w.AddInput(), w.AddInput(), w.AddInput() // the third input stays quiet
 	var out []released
-	w.Push(a, 50, true, 0, "a50")  // arrives first, times out first
+	w.Push(a, 50, true, 0, "a50")   // arrives first, times out first
 	w.Push(b, 20, true, 900, "b20") // earlier instant, arrived later
 	w.Release(1000, collect(&out))
 	if got := names(out); !slices.Equal(got, []string{"b20", "a50"}) {
@@ -87,7 +87,7 @@ func TestWindowLateStarterAndBackwardsInput(t *testing.T) {
 	w.Push(a, 10, true, 0, "a10")
 	w.Push(a, 20, true, 0, "a20")
 	w.Release(0, collect(&out)) // a is the only input: both go out
-	b := w.AddInput()          // starts late, with an older instant
+	b := w.AddInput()           // starts late, with an older instant
 	w.Push(b, 15, true, 1, "b15")
 	w.Push(a, 30, true, 1, "a30")
 	w.Release(1, collect(&out))
