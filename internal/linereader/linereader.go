@@ -1,0 +1,166 @@
+// Package linereader cuts lines out of a stream with large reads and
+// bytes.IndexByte, returning them as slices of its own buffer: no copy and no
+// allocation per line in steady state.
+package linereader
+
+import (
+	"bytes"
+	"io"
+)
+
+// DefaultBufSize is the read buffer size when Options.BufSize is not set:
+// large enough that a syscall is amortised over thousands of lines.
+const DefaultBufSize = 256 << 10
+
+// maxEmptyReads bounds successive (0, nil) reads, as bufio does, so that a
+// broken reader cannot spin Next forever.
+const maxEmptyReads = 100
+
+// Options configures a Reader.
+type Options struct {
+	// BufSize is the initial read buffer size; 0 means DefaultBufSize.
+	BufSize int
+	// MaxLineSize, when > 0, caps the length of a returned line: a longer
+	// line comes back in pieces of exactly MaxLineSize bytes, each reported
+	// by Split, then its rest; the buffer never grows beyond MaxLineSize+1.
+	// 0 means unlimited: the buffer grows until the line fits, and lines are
+	// never cut.
+	MaxLineSize int
+}
+
+// Reader reads lines. It is not safe for concurrent use.
+type Reader struct {
+	rd      io.Reader
+	buf     []byte
+	start   int // buf[start:end] holds the bytes not yet returned
+	end     int
+	scanned int // buf[start:start+scanned] is known to hold no '\n'
+	offset  int64
+	maxLine int
+	split   bool
+	err     error // from rd, returned once no complete line is left
+}
+
+// New returns a Reader of rd.
+func New(rd io.Reader, opts Options) *Reader {
+	size := opts.BufSize
+	if size <= 0 {
+		size = DefaultBufSize
+	}
+	return &Reader{rd: rd, buf: make([]byte, size), maxLine: max(opts.MaxLineSize, 0)}
+}
+
+// Next returns the next complete line without its '\n'; every other byte
+// (CR, NUL, invalid UTF-8) is left as it is. The line is valid until the next
+// call of a Reader method that reads or resets.
+//
+// When the data available from the underlying reader is exhausted, Next
+// returns (nil, io.EOF) and keeps the bytes after the last '\n' buffered
+// (see Partial). Other errors likewise come after every complete line before
+// them. Neither error is sticky: calling Next again reads the underlying
+// reader again, which lets a caller follow a growing file.
+func (r *Reader) Next() ([]byte, error) {
+	for {
+		if i := bytes.IndexByte(r.buf[r.start+r.scanned:r.end], '\n'); i >= 0 {
+			n := r.scanned + i
+			if r.maxLine > 0 && n > r.maxLine {
+				return r.piece(n), nil
+			}
+			line := r.buf[r.start : r.start+n]
+			r.start += n + 1
+			r.scanned = 0
+			r.offset += int64(n) + 1
+			r.split = false
+			return line, nil
+		}
+		r.scanned = r.end - r.start
+		if r.maxLine > 0 && r.scanned > r.maxLine {
+			return r.piece(r.scanned), nil
+		}
+		if r.err != nil {
+			err := r.err
+			r.err = nil
+			return nil, err
+		}
+		r.fill()
+	}
+}
+
+// piece returns the first MaxLineSize bytes of a longer line, of which the
+// first noNL bytes are known to hold no '\n'.
+func (r *Reader) piece(noNL int) []byte {
+	line := r.buf[r.start : r.start+r.maxLine]
+	r.start += r.maxLine
+	r.scanned = noNL - r.maxLine
+	r.offset += int64(r.maxLine)
+	r.split = true
+	return line
+}
+
+// fill reads once more from rd after the buffered bytes, making room first.
+func (r *Reader) fill() {
+	if r.start > 0 {
+		// Only a partial line is left: moving it is cheap, and it makes room
+		// for a full-sized read.
+		r.end = copy(r.buf, r.buf[r.start:r.end])
+		r.start = 0
+	}
+	if r.end == len(r.buf) {
+		// One line fills the buffer. With MaxLineSize set it is at most
+		// MaxLineSize bytes here (a longer one was cut), so the cap below
+		// still leaves room to see its next byte.
+		size := 2 * len(r.buf)
+		if r.maxLine > 0 {
+			size = min(size, r.maxLine+1)
+		}
+		buf := make([]byte, size)
+		copy(buf, r.buf[:r.end])
+		r.buf = buf
+	}
+	for range maxEmptyReads {
+		n, err := r.rd.Read(r.buf[r.end:])
+		r.end += n
+		if err != nil {
+			r.err = err
+			return
+		}
+		if n > 0 {
+			return
+		}
+	}
+	r.err = io.ErrNoProgress
+}
+
+// Split reports whether the line last returned by Next is a piece of a line
+// longer than MaxLineSize: the next line returned (or the Partial bytes)
+// continues it. The last piece of a cut line, ended by its '\n', is not Split.
+func (r *Reader) Split() bool { return r.split }
+
+// Partial returns the buffered bytes after the last '\n': a last line
+// without a newline at EOF, or the start of a line still being written.
+// They remain buffered; the slice is valid until the next read or reset.
+func (r *Reader) Partial() []byte { return r.buf[r.start:r.end] }
+
+// TakePartial returns Partial and consumes it, as a complete line: Offset
+// moves past it and the next line starts after it. The command calls it at
+// EOF; the receiver calls it to flush a line whose writer went quiet.
+func (r *Reader) TakePartial() []byte {
+	p := r.buf[r.start:r.end]
+	r.offset += int64(len(p))
+	r.start, r.scanned = r.end, 0
+	return p
+}
+
+// Offset returns the number of bytes consumed by the lines returned so far,
+// newlines included, plus the offset given to Reset: where to resume.
+func (r *Reader) Offset() int64 { return r.offset }
+
+// Reset makes r read rd, keeping its buffer, as if rd's first byte were at
+// offset (for a file reopened and positioned there by the caller).
+func (r *Reader) Reset(rd io.Reader, offset int64) {
+	r.rd = rd
+	r.start, r.end, r.scanned = 0, 0, 0
+	r.offset = offset
+	r.split = false
+	r.err = nil
+}

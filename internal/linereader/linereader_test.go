@@ -1,0 +1,356 @@
+package linereader
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// growingReader serves data[:avail] in reads of at most chunk bytes and
+// returns io.EOF at avail, like a file that a writer appends to.
+type growingReader struct {
+	data  []byte
+	pos   int
+	avail int
+	chunk int
+}
+
+func (g *growingReader) Read(p []byte) (int, error) {
+	if g.pos >= g.avail {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), g.chunk)], g.data[g.pos:g.avail])
+	g.pos += n
+	return n, nil
+}
+
+type line struct {
+	text  string
+	split bool
+}
+
+// readAll returns the lines of r up to its first error, checking Offset
+// against the bytes consumed as it goes.
+func readAll(t testing.TB, r *Reader) ([]line, error) {
+	t.Helper()
+	var lines []line
+	consumed := r.Offset()
+	for {
+		l, err := r.Next()
+		if err != nil {
+			if l != nil {
+				t.Fatalf("line %q with error %v", l, err)
+			}
+			return lines, err
+		}
+		consumed += int64(len(l))
+		if !r.Split() {
+			consumed++
+		}
+		if r.Offset() != consumed {
+			t.Fatalf("Offset = %d after %q, want %d", r.Offset(), l, consumed)
+		}
+		lines = append(lines, line{string(l), r.Split()})
+	}
+}
+
+func TestLines(t *testing.T) {
+	long := strings.Repeat("0123456789", 100) // 1000 bytes
+	for _, tc := range []struct {
+		name    string
+		in      string
+		opts    Options
+		want    []line
+		partial string
+	}{
+		{"empty", "", Options{}, nil, ""},
+		{"one line", "a\n", Options{}, []line{{"a", false}}, ""},
+		{"no newline at end", "a\nb", Options{}, []line{{"a", false}}, "b"},
+		{"only partial", "abc", Options{}, nil, "abc"},
+		{"only newlines", "\n\n\n", Options{}, []line{{"", false}, {"", false}, {"", false}}, ""},
+		{"crlf kept", "a\r\nb\r\n\r", Options{}, []line{{"a\r", false}, {"b\r", false}}, "\r"},
+		{"nul and invalid utf-8", "\x00\xff\xfe\n\xc3(\n", Options{}, []line{{"\x00\xff\xfe", false}, {"\xc3(", false}}, ""},
+		{"longer than buffer", "x\n" + long + "\n" + long, Options{BufSize: 16},
+			[]line{{"x", false}, {long, false}}, long},
+		{"split", "abcdefgh\nabcd\nabcde\n", Options{BufSize: 2, MaxLineSize: 4},
+			[]line{{"abcd", true}, {"efgh", false}, {"abcd", false}, {"abcd", true}, {"e", false}}, ""},
+		{"split long", long + "\n", Options{BufSize: 16, MaxLineSize: 300},
+			[]line{{long[:300], true}, {long[300:600], true}, {long[600:900], true}, {long[900:], false}}, ""},
+		{"split partial", "abcdefghij", Options{MaxLineSize: 4},
+			[]line{{"abcd", true}, {"efgh", true}}, "ij"},
+		{"max exactly", "abcd\nabcd", Options{BufSize: 1, MaxLineSize: 4}, []line{{"abcd", false}}, "abcd"},
+	} {
+		for _, chunk := range []int{1, 3, 1 << 20} {
+			t.Run(fmt.Sprintf("%s/chunk%d", tc.name, chunk), func(t *testing.T) {
+				r := New(&growingReader{data: []byte(tc.in), avail: len(tc.in), chunk: chunk}, tc.opts)
+				lines, err := readAll(t, r)
+				if err != io.EOF {
+					t.Fatalf("err = %v", err)
+				}
+				if fmt.Sprint(lines) != fmt.Sprint(tc.want) {
+					t.Errorf("lines %+v, want %+v", lines, tc.want)
+				}
+				if string(r.Partial()) != tc.partial {
+					t.Errorf("Partial = %q, want %q", r.Partial(), tc.partial)
+				}
+				if want := int64(len(tc.in) - len(tc.partial)); r.Offset() != want {
+					t.Errorf("Offset = %d, want %d", r.Offset(), want)
+				}
+			})
+		}
+	}
+}
+
+func TestNeverTruncated(t *testing.T) {
+	big := bytes.Repeat([]byte("y"), 3<<20+17)
+	in := append(append([]byte("a\n"), big...), "\nb\n"...)
+	r := New(iotest.HalfReader(bytes.NewReader(in)), Options{BufSize: 4096})
+	lines, err := readAll(t, r)
+	if err != io.EOF || len(lines) != 3 || lines[1].text != string(big) || lines[2].text != "b" {
+		t.Fatalf("got %d lines, %v", len(lines), err)
+	}
+}
+
+func TestSplitReassembles(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var in []byte
+	for range 2000 {
+		in = append(in, bytes.Repeat([]byte{byte('a' + rng.IntN(26))}, rng.IntN(3000))...)
+		in = append(in, '\n')
+	}
+	const maxLine = 1000
+	r := New(bytes.NewReader(in), Options{BufSize: 512, MaxLineSize: maxLine})
+	lines, err := readAll(t, r)
+	if err != io.EOF {
+		t.Fatal(err)
+	}
+	var out []byte
+	for _, l := range lines {
+		if len(l.text) > maxLine || l.split && len(l.text) != maxLine {
+			t.Fatalf("line of %d bytes, split %v", len(l.text), l.split)
+		}
+		out = append(out, l.text...)
+		if !l.split {
+			out = append(out, '\n')
+		}
+	}
+	if !bytes.Equal(out, in) {
+		t.Error("pieces do not reassemble the input")
+	}
+	if len(r.buf) > maxLine+1 {
+		t.Errorf("buffer grew to %d", len(r.buf))
+	}
+}
+
+// TestFollow appends to a file after io.EOF: Next goes on, and a line that
+// was partial at EOF comes out whole.
+func TestFollow(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "live.log")
+	w, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := New(f, Options{BufSize: 8})
+	var got []string
+	for _, chunk := range []string{"", "one\ntw", "o\nthree is lo", "nger than the buffer\n", "\n", "four"} {
+		w.WriteString(chunk)
+		lines, err := readAll(t, r)
+		if err != io.EOF {
+			t.Fatal(err)
+		}
+		for _, l := range lines {
+			got = append(got, l.text)
+		}
+	}
+	if want := []string{"one", "two", "three is longer than the buffer", ""}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if string(r.Partial()) != "four" || r.Offset() != 41 {
+		t.Errorf("Partial %q, Offset %d", r.Partial(), r.Offset())
+	}
+	if p := r.TakePartial(); string(p) != "four" || r.Offset() != 45 || len(r.Partial()) != 0 {
+		t.Errorf("TakePartial %q, Offset %d", p, r.Offset())
+	}
+	w.WriteString(" more\n")
+	if l, err := r.Next(); string(l) != " more" || err != nil || r.Offset() != 51 {
+		t.Errorf("after TakePartial: %q, %v, Offset %d", l, err, r.Offset())
+	}
+}
+
+// TestPipe follows a pipe: lines come out as they are written, before EOF.
+func TestPipe(t *testing.T) {
+	pr, pw := io.Pipe()
+	r := New(pr, Options{})
+	go pw.Write([]byte("first\nsec"))
+	if l, err := r.Next(); string(l) != "first" || err != nil {
+		t.Fatalf("%q, %v", l, err)
+	}
+	go func() {
+		pw.Write([]byte("ond\n"))
+		pw.Close()
+	}()
+	if l, err := r.Next(); string(l) != "second" || err != nil {
+		t.Fatalf("%q, %v", l, err)
+	}
+	if _, err := r.Next(); err != io.EOF {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestErrorAfterLines(t *testing.T) {
+	boom := errors.New("boom")
+	src := io.MultiReader(strings.NewReader("a\nb\nc"), iotest.ErrReader(boom))
+	r := New(src, Options{})
+	lines, err := readAll(t, r)
+	if err != boom || len(lines) != 2 || string(r.Partial()) != "c" {
+		t.Errorf("lines %+v, err %v, partial %q", lines, err, r.Partial())
+	}
+	if _, err := r.Next(); err != boom { // ErrReader fails again: not sticky here either
+		t.Errorf("second Next: %v", err)
+	}
+}
+
+type zeroReader struct{}
+
+func (zeroReader) Read([]byte) (int, error) { return 0, nil }
+
+func TestNoProgress(t *testing.T) {
+	if _, err := New(zeroReader{}, Options{}).Next(); err != io.ErrNoProgress {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestReset(t *testing.T) {
+	r := New(strings.NewReader("a\nbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"), Options{BufSize: 4, MaxLineSize: 8})
+	readAll(t, r)
+	r.Reset(strings.NewReader("c\nd"), 100)
+	lines, err := readAll(t, r)
+	if err != io.EOF || fmt.Sprint(lines) != fmt.Sprint([]line{{"c", false}}) || r.Offset() != 102 || string(r.Partial()) != "d" || r.Split() {
+		t.Errorf("after Reset: %+v, %v, Offset %d, Partial %q", lines, err, r.Offset(), r.Partial())
+	}
+}
+
+func TestNoAllocs(t *testing.T) {
+	data := accessLog(1 << 20)
+	src := bytes.NewReader(data)
+	r := New(src, Options{})
+	allocs := testing.AllocsPerRun(10, func() {
+		src.Reset(data)
+		r.Reset(src, 0)
+		for {
+			if _, err := r.Next(); err != nil {
+				break
+			}
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocs per pass", allocs)
+	}
+}
+
+func FuzzLines(f *testing.F) {
+	f.Add([]byte("a\nb\r\n\nc"), uint16(1), uint8(0), uint8(1), uint16(3))
+	f.Add([]byte("abcdefgh\nij"), uint16(3), uint8(4), uint8(2), uint16(5))
+	f.Add([]byte("\n\n\n\n"), uint16(0), uint8(1), uint8(0), uint16(0))
+	f.Fuzz(func(t *testing.T, in []byte, bufSize uint16, maxLine, chunk uint8, cut uint16) {
+		// The input arrives in two parts, with io.EOF between them, as a file grows.
+		cutAt := int(cut) % (len(in) + 1)
+		src := &growingReader{data: in, avail: cutAt, chunk: int(chunk) + 1}
+		r := New(src, Options{BufSize: int(bufSize % 512), MaxLineSize: int(maxLine)})
+		var out []byte
+		for part := range 2 {
+			lines, err := readAll(t, r)
+			if err != io.EOF {
+				t.Fatal(err)
+			}
+			for _, l := range lines {
+				if strings.IndexByte(l.text, '\n') >= 0 {
+					t.Fatalf("line %q holds a newline", l.text)
+				}
+				if maxLine > 0 && (len(l.text) > int(maxLine) || l.split && len(l.text) != int(maxLine)) {
+					t.Fatalf("line of %d bytes, split %v, max %d", len(l.text), l.split, maxLine)
+				}
+				out = append(out, l.text...)
+				if !l.split {
+					out = append(out, '\n')
+				}
+			}
+			if part == 0 {
+				src.avail = len(in)
+			}
+		}
+		if int(r.Offset()) != len(out) {
+			t.Fatalf("Offset %d, consumed %d", r.Offset(), len(out))
+		}
+		out = append(out, r.Partial()...)
+		if !bytes.Equal(out, in) {
+			t.Fatalf("lines + partial = %q, want %q", out, in)
+		}
+	})
+}
+
+// accessLog returns about size bytes of Combined Log Format lines of 100 to
+// 250 bytes.
+func accessLog(size int) []byte {
+	rng := rand.New(rand.NewPCG(1, 2))
+	paths := []string{"/index.html", "/api/v1/orders?id=", "/static/app.js", "/img/logo.png", "/login"}
+	agents := []string{"curl/8.5.0", "Mozilla/5.0 (X11; Linux x86_64; rv:126.0) Gecko/20100101 Firefox/126.0", "Go-http-client/1.1"}
+	var b bytes.Buffer
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "10.%d.%d.%d - - [15/Mar/2026:%02d:%02d:%02d +0100] \"GET %s%d HTTP/1.1\" %d %d \"-\" \"%s\"\n",
+			rng.IntN(256), rng.IntN(256), rng.IntN(256), i/3600%24, i/60%60, i%60,
+			paths[rng.IntN(len(paths))], rng.IntN(100000), []int{200, 200, 200, 304, 404, 500}[rng.IntN(6)],
+			rng.IntN(100000), agents[rng.IntN(len(agents))])
+	}
+	return b.Bytes()
+}
+
+func BenchmarkNext(b *testing.B) {
+	data := accessLog(64 << 20)
+	src := bytes.NewReader(data)
+	b.Run("impl=ours", func(b *testing.B) {
+		r := New(src, Options{})
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			src.Reset(data)
+			r.Reset(src, 0)
+			for {
+				if _, err := r.Next(); err != nil {
+					break
+				}
+			}
+		}
+	})
+	b.Run("impl=bufio-scanner", func(b *testing.B) {
+		buf := make([]byte, DefaultBufSize)
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			src.Reset(data)
+			s := bufio.NewScanner(src)
+			s.Buffer(buf, 1<<30)
+			for s.Scan() {
+				_ = s.Bytes()
+			}
+		}
+	})
+}
