@@ -1,0 +1,102 @@
+package filetrack
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkReadLines reads a large plain file through File.Next: the
+// receiver's hot path. One op is one pass over the file.
+func BenchmarkReadLines(b *testing.B) {
+	dir := b.TempDir()
+	p := filepath.Join(dir, "big.log")
+	fd, err := os.Create(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriter(fd)
+	var size int64
+	nlines := 0
+	for size < 64<<20 {
+		// Lines of varying length, as in an access log.
+		n, _ := fmt.Fprintf(w, "10.0.%d.%d - - [10/Oct/2000:13:55:36 -0700] \"GET /a/%0*d HTTP/1.0\" 200 %d\n",
+			nlines%256, nlines%200, 10+nlines%70, nlines, nlines%5000)
+		size += int64(n)
+		nlines++
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	fd.Close()
+
+	tr, err := New(Options{Include: []string{p}, StartAtBeginning: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tr.Close()
+	files := tr.Poll()
+	if len(files) != 1 {
+		b.Fatalf("Poll returned %d files", len(files))
+	}
+	f := files[0]
+	pass := func() {
+		n := 0
+		for {
+			_, _, err := f.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		if n != nlines {
+			b.Fatalf("read %d lines, want %d", n, nlines)
+		}
+		rewind(f)
+	}
+	pass() // the read buffer is allocated once, then reused
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		pass()
+	}
+}
+
+// rewind makes f read its file again from the start.
+func rewind(f *File) {
+	f.releaseReader()
+	f.off, f.counted, f.needSeek = 0, 0, true
+}
+
+// BenchmarkPoll polls 1000 files that do not change: the steady-state cost
+// of discovery, a stat per file.
+func BenchmarkPoll(b *testing.B) {
+	dir := b.TempDir()
+	for i := range 1000 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%04d.log", i)),
+			fmt.Appendf(nil, "file %d line\n", i), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	tr, err := New(Options{Include: []string{filepath.Join(dir, "*.log")}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tr.Close()
+	tr.Poll()
+	if st := tr.Stats(); st.FilesTracked != 1000 {
+		b.Fatalf("tracking %d files", st.FilesTracked)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if files := tr.Poll(); len(files) != 0 {
+			b.Fatalf("Poll returned %d files", len(files))
+		}
+	}
+}

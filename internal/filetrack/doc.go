@@ -1,0 +1,119 @@
+// Package filetrack owns log files over time for a file-tailing receiver:
+// discovery by globs, identity, rotation, reading positions and checkpoint
+// state. It knows nothing of the collector: it hands out lines and takes
+// back commits.
+//
+// # Use
+//
+// A Tracker is polled; each Poll returns the Files to read this round. The
+// caller reads each with File.Next until io.EOF, hands the lines on, and
+// calls Tracker.Commit(id, end) once they were accepted downstream.
+// Checkpoint encodes the committed offsets only; Restore loads them before
+// the first Poll.
+//
+// Concurrency: Poll, Close and the methods of File must not run
+// concurrently with each other, except that different Files may be read by
+// different goroutines between polls. Commit, Checkpoint and Stats may be
+// called from any goroutine at any time. The lines returned by Next are
+// valid until the next call of a method of the same File.
+//
+// # Identity
+//
+// A file is identified by its fingerprint: the first FingerprintSize bytes of
+// its decompressed content, so that app.log.1 compressed to app.log.1.gz is
+// the same identity, read on from where it was left and not again. A file
+// shorter than that is identified by what it has, and its fingerprint grows
+// with it (prefix matching, as contrib's file_log). An empty file is not
+// tracked until it has bytes. An identity's ID is stable for its life, across
+// renames, copies and compression.
+//
+// Besides the fingerprint an identity keeps up to 6 check points: the offset
+// of a point it was read to and a hash of the 256 bytes before it, taken
+// whenever reading reaches the end of the available data. They tell apart
+// files whose first bytes are equal (a shared header) and are saved in the
+// checkpoint.
+//
+// # Matching rules
+//
+// A file is known by its device and inode while it is seen. A file not known
+// (new, or known again after being gone) is a candidate for every identity
+// whose fingerprint is compatible (one is a prefix of the other) and is
+// compared with each, the identity whose saved device and inode it has first:
+//
+//  1. An identity that was skipped unread (a compressed file present at the
+//     first poll with StartAtBeginning off) matches only its own inode.
+//  2. Its own inode (same device and inode) but shorter than the read offset:
+//     truncated meanwhile, a different file. Otherwise check points decide
+//     if one is within the candidate's size; with none, it is the same file.
+//  3. A plain candidate, while the identity's source is a plain file that is
+//     still there, is compared with it directly: larger than the source means
+//     different (a copy is never larger than its original); otherwise the
+//     256 bytes before the candidate's end must be equal in both.
+//  4. Otherwise the last check point within the candidate's size decides
+//     (for a compressed candidate, decompressing up to it).
+//  5. With no check point within reach: if nothing beyond the fingerprint was
+//     ever read, the fingerprint decides; otherwise the answer is unknown.
+//
+// The candidate is the first identity that matches. If none matches it is a
+// new identity, read from 0 (or, at the first poll of a run that restored no
+// checkpoint, without StartAtBeginning, from the last newline of a plain
+// file, while a compressed file is skipped). If the answer was unknown for some identity (a copy being
+// written, still shorter than what was read), the candidate waits, compared
+// again at each poll, and becomes a new identity after 3 polls without
+// growth.
+//
+// A candidate that matches an identity with no source becomes its source and
+// is read from the identity's read offset: a copy made by copytruncate, a
+// file rotated to .gz, a file found again after a restart (at the committed
+// offset). A candidate that matches an identity that still has its source is
+// a shadow: not read, compared again whenever it changes (and, if only the
+// fingerprint vouched for it, whenever the identity gains a check point),
+// and promoted to source if the source goes away.
+//
+// # Rotation and truncation
+//
+// A known file seen under another path was moved: it keeps its identity and
+// offset. A known file that shrank, or is shorter than what was read from it,
+// was truncated: its identity loses it as source (a copytruncate copy, if
+// one turns up, continues the identity at its read offset) and the file is
+// matched again from 0 as a new candidate that can never be a copy of that
+// identity; its ID is new. A plain file whose first bytes no longer match
+// its fingerprint, or whose bytes before its last check point within its
+// size changed, when it changes or is reopened, was rewritten (truncated and
+// refilled between two polls, or its inode reused) and is treated the same
+// way. A file that is no longer seen (deleted, or moved out of the
+// globs) while its descriptor is open is read to its end and then finished,
+// once it has not grown since reading reached its end.
+//
+// # Descriptors
+//
+// At most MaxConcurrentFiles descriptors are open, including the short-lived
+// ones Poll uses to read fingerprints. Files being drained (no longer seen)
+// and compressed files being read keep theirs until finished. The others
+// compete: when more files have data than descriptors are left, those served
+// least recently go first, and idle ones are closed before busy ones. A plain
+// file is reopened at its offset after its fingerprint is verified again.
+//
+// # Forgetting
+//
+// An identity none of whose files has been seen for 20 polls, and whose read
+// data is all committed, is forgotten: reported finished if it was handed
+// out, and dropped from the checkpoint. Identities of files that still exist
+// are kept, so that a file is never read twice however long it lives.
+//
+// # Partial lines
+//
+// Partial returns the bytes after the last newline at the end of the
+// available data; after a force flush the caller calls ConsumePartial, and a
+// later continuation of that line is then read as a new line (as file_log
+// does). A finished File still answers Partial until the next Poll, so the
+// caller can flush it then.
+//
+// # Compressed files
+//
+// A compressed file is read as a stream of decompressed bytes and offsets
+// count decompressed bytes. A stream that ends mid-way is taken to be still
+// being written: reading stops without error and starts again from the
+// beginning of the stream, skipping to the read offset, once the file grows;
+// after 3 polls without growth the truncation is reported as an error.
+package filetrack

@@ -1,0 +1,245 @@
+package filetrack
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/mergelog/otelcol-mergelog/internal/decompress"
+	"github.com/mergelog/otelcol-mergelog/internal/linereader"
+)
+
+// File is an identity: one log stream, whichever files on disk hold it over
+// time (renamed, copied, compressed). Its offsets count decompressed bytes.
+type File struct {
+	t              *Tracker
+	id             uint64
+	fp             []byte // fingerprint; grows with a short file
+	whole          bool   // a compressed file skipped unread at the first poll
+	kind           decompress.Kind
+	key            fileKey // device and inode of the last source
+	path, resolved string
+	src            *phys // the file read; nil while there is none
+	best           *phys // adopt's scratch
+
+	// Reading state, owned by the reader between polls.
+	fd       *os.File
+	dec      *decompress.Reader
+	lr       *linereader.Reader // held only while reading or while a partial line is buffered
+	tail     tail
+	off      int64 // end of the last line returned or partial consumed
+	counted  int64 // part of off added to Stats.BytesRead
+	needSeek bool  // fd is not positioned at off
+	eof      bool  // reading reached the end of the available data
+	stalled  bool  // a compressed stream ended mid-way
+	stalls   int
+	stallErr error
+	err      error // to be returned once by Next
+	done     bool
+	failed   bool
+	draining bool // no longer seen: read to its end
+
+	// Poll's bookkeeping.
+	handed, chosen, listed bool
+	lastSeen, lastServed   uint64
+	committed              int64 // guarded by t.mu
+
+	mu       sync.Mutex // guards checks, which Next adds to outside t.mu
+	checks   []check
+	checkGen uint64 // counts changes of checks
+}
+
+// ID is stable for the life of the identity, across rotation, renaming,
+// compression and restarts.
+func (f *File) ID() uint64 { return f.id }
+
+// Path is the path the identity is read from now (the last one known once
+// it has no file).
+func (f *File) Path() string { return f.path }
+
+// ResolvedPath is Path with symbolic links resolved.
+func (f *File) ResolvedPath() string { return f.resolved }
+
+// Name is Path's base name.
+func (f *File) Name() string { return filepath.Base(f.path) }
+
+// Kind is the compression of the file read now; never Auto once handed out.
+func (f *File) Kind() decompress.Kind { return f.kind }
+
+// Finished reports that no more data will come: a compressed file read to
+// its end, a deleted or rotated-away file read to its end, a file whose
+// reading failed, or an identity whose files are gone.
+func (f *File) Finished() bool { return f.done }
+
+// Split reports whether the line last returned by Next is a piece of a line
+// longer than MaxLineSize; the next line continues it.
+func (f *File) Split() bool { return f.lr != nil && f.lr.Split() }
+
+// Next returns the next complete line, without its newline, and the offset
+// just after it. At the end of the data available now it returns io.EOF:
+// call it again after the next Poll. Any other error ends this file's
+// reading; it is returned once, and the file is then Finished.
+func (f *File) Next() (line []byte, end int64, err error) {
+	if f.lr == nil {
+		if err := f.start(); err != nil {
+			return nil, f.off, err
+		}
+	}
+	line, err = f.lr.Next()
+	if err != nil {
+		return nil, f.off, f.end(err)
+	}
+	f.off = f.lr.Offset()
+	return line, f.off, nil
+}
+
+// start sets up reading at f.off.
+func (f *File) start() error {
+	if err := f.err; err != nil {
+		f.err = nil
+		return err
+	}
+	if f.fd == nil || f.done || f.stalled {
+		return io.EOF
+	}
+	if f.kind == decompress.Plain {
+		if f.needSeek {
+			if _, err := f.fd.Seek(f.off, io.SeekStart); err != nil {
+				return f.fail(err)
+			}
+			f.needSeek = false
+		}
+		f.tail.reset(f.fd, f.off)
+	} else {
+		// A compressed stream cannot seek: decode it again from its start.
+		if _, err := f.fd.Seek(0, io.SeekStart); err != nil {
+			return f.fail(err)
+		}
+		dec, err := decompress.NewReaderKind(f.fd, f.kind)
+		if err != nil {
+			return f.fail(err)
+		}
+		f.dec = dec
+		f.tail.reset(dec, 0)
+		if _, err := io.CopyN(io.Discard, &f.tail, f.off); err != nil {
+			if err == io.EOF {
+				f.addCheck()
+			}
+			return f.stop(err)
+		}
+	}
+	f.lr = f.t.lines.Get().(*linereader.Reader)
+	f.lr.Reset(&f.tail, f.off)
+	return nil
+}
+
+// end handles the end of the lines available now.
+func (f *File) end(err error) error {
+	f.eof = true
+	f.t.bytesRead.Add(f.off - f.counted)
+	f.counted = f.off
+	if err == io.EOF {
+		f.addCheck()
+		if f.kind == decompress.Plain {
+			if len(f.lr.Partial()) == 0 {
+				// Nothing buffered: the descriptor is at off, and the buffer
+				// can serve another file until this one grows.
+				f.releaseReader()
+			}
+			return io.EOF
+		}
+	}
+	return f.stop(err)
+}
+
+// stop handles the end of a compressed stream, or an error.
+func (f *File) stop(err error) error {
+	switch {
+	case err == io.EOF:
+		f.done = true
+		return io.EOF
+	case f.kind != decompress.Plain && errors.Is(err, io.ErrUnexpectedEOF):
+		// Probably still being written: Poll retries once it grows.
+		f.stalled, f.stallErr = true, err
+		f.releaseReader()
+		return io.EOF
+	}
+	return f.fail(err)
+}
+
+func (f *File) fail(err error) error {
+	f.done, f.failed = true, true
+	f.releaseReader()
+	f.t.readErrors.Add(1)
+	f.t.log.Warn("cannot read file, giving it up",
+		zap.String("path", f.path), zap.Int64("offset", f.off), zap.Error(err))
+	return err
+}
+
+// addCheck records a check point where reading stopped.
+func (f *File) addCheck() {
+	if f.tail.pos <= int64(f.t.opts.FingerprintSize) || !f.tail.complete() {
+		return
+	}
+	c := check{off: f.tail.pos, sum: f.tail.sum()}
+	f.mu.Lock()
+	var changed bool
+	if f.checks, changed = addCheck(f.checks, c); changed {
+		f.checkGen++
+	}
+	f.mu.Unlock()
+}
+
+func (f *File) releaseReader() {
+	if f.lr != nil {
+		f.lr.Reset(nil, 0)
+		f.t.lines.Put(f.lr)
+		f.lr = nil
+	}
+	if f.dec != nil {
+		f.dec.Close()
+		f.dec = nil
+	}
+}
+
+// Partial returns the bytes after the last newline buffered at the end of
+// the available data, and the offset after them, for a force flush. It is
+// meaningful after Next returned io.EOF.
+func (f *File) Partial() (tail []byte, end int64) {
+	if f.lr == nil {
+		return nil, f.off
+	}
+	p := f.lr.Partial()
+	return p, f.off + int64(len(p))
+}
+
+// ConsumePartial marks the Partial bytes as delivered: reading goes on after
+// them, and a later continuation of that line is read as a new line.
+func (f *File) ConsumePartial() {
+	if f.lr == nil {
+		return
+	}
+	f.lr.TakePartial()
+	f.off = f.lr.Offset()
+}
+
+// pinned reports whether f's descriptor must stay open: it could not be
+// opened again (a drained file), or reopening would decode it again.
+func (f *File) pinned() bool {
+	return f.draining || f.kind != decompress.Plain && !f.stalled && !f.done
+}
+
+// wants reports whether f has data to read.
+func (f *File) wants() bool {
+	if f.src == nil || f.done || f.stalled {
+		return false
+	}
+	if f.kind != decompress.Plain || f.draining {
+		return true
+	}
+	return f.src.size > f.tail.pos
+}
