@@ -1,0 +1,324 @@
+// Package multiline joins log lines into entries (a stack trace under its first line, say), with
+// the modes of Logtail/LoongCollector: which of the start, continue and end patterns are set picks
+// the mode. Patterns match at the start of a line (package linestart), so each check costs about the
+// same on any line length.
+//
+// Lines are joined with '\n'. A line that belongs to no entry is never dropped: it becomes an entry
+// of its own and is counted as an orphan. Below, "open" means an entry is being collected, "emit"
+// hands the collected lines to the sink as one entry, and "orphan" hands one line to the sink.
+//
+//   - none (no pattern): every line is an entry.
+//   - start: a start line emits the open entry, if any, and opens a new one; other lines join the
+//     open entry, or are orphans before the first start line.
+//   - continue: the same as start with "start" meaning "not continue": a run of continuation lines
+//     joins the line before it; at the very beginning (or after Flush) they are orphans.
+//   - start+continue: a start line opens an entry; continuation lines join it; any other line
+//     emits it and is an orphan, or opens a new entry if it is a start line. When an entry is open,
+//     continue is checked first.
+//   - start+end: a start line opens an entry; every line joins it, up to and including a line that
+//     matches end, which emits it. A start line that also matches end is an entry of one line
+//     (LoongCollector would keep that entry open until the next end line). Lines outside entries are
+//     orphans.
+//   - continue+end: a continuation line opens an entry and further ones join it; an end line joins
+//     and emits it. Another line ends the run without an end: the run and that line go out as
+//     orphans, line by line. Outside an entry, an end line that is not a continuation line is an
+//     entry of one line; other lines are orphans.
+//   - end: every line joins the open entry; an end line emits it.
+//
+// Start, continue and end together are rejected: the order of the checks would be arbitrary.
+//
+// Flush emits what is open, as Logtail does at the end of its buffer: in the modes without an end
+// pattern as one entry; in the modes with one, the lines never saw their end line, so they go out
+// one by one as orphans. The receiver calls it when a file has been idle for a while and at the end
+// of input, so a writer slower than that period gets its entry cut.
+//
+// Caps: with MaxLines, an entry that has MaxLines lines is emitted before another line would join
+// it, and the line starts a new entry in the same state (so the rest of a long stack trace keeps
+// joining). With MaxBytes and without Truncate, the same happens before a line would take the text
+// past MaxBytes, and a single line longer than MaxBytes is cut into pieces of MaxBytes bytes, each an
+// entry carrying that line's end offset. With Truncate, the first MaxBytes bytes of the entry are
+// kept and the rest, up to the end of the entry, is discarded and counted.
+//
+// In steady state a line costs one or two pattern checks and one copy into a reused buffer, with
+// no allocation.
+package multiline
+
+import (
+	"errors"
+
+	"github.com/mergelog/otelcol-mergelog/internal/linestart"
+)
+
+// Config selects the mode and the caps.
+type Config struct {
+	// Start, Continue and End are the patterns; which of them are non-nil picks the mode.
+	Start, Continue, End *linestart.Matcher
+	// MaxLines > 0 caps the lines of an entry; 0 means no cap.
+	MaxLines int
+	// MaxBytes > 0 caps the length of an entry's text; 0 means no cap. See Truncate.
+	MaxBytes int
+	// Truncate discards the bytes of an entry beyond MaxBytes (and counts them) instead of
+	// splitting the entry.
+	Truncate bool
+}
+
+// Sink receives each entry: its lines joined with '\n', without a trailing newline, and end, the
+// end offset the caller gave with the entry's last line. text is valid only during the call, and
+// the sink must not call back into the Joiner.
+type Sink func(text []byte, end int64)
+
+// Stats counts what a Joiner did.
+type Stats struct {
+	Entries        int64 // entries given to the sink, orphans and pieces included
+	Orphans        int64 // lines that belonged to no entry and went out on their own
+	Split          int64 // entries emitted early because of MaxLines or MaxBytes
+	Truncated      int64 // entries (or runs of orphans) that lost bytes to Truncate
+	TruncatedBytes int64 // bytes discarded by Truncate
+}
+
+type mode uint8
+
+// The modes with an end pattern come last: add tests mode >= modeStartEnd.
+const (
+	modeNone mode = iota
+	modeStart
+	modeContinue
+	modeStartContinue
+	modeStartEnd
+	modeContinueEnd
+	modeEnd
+)
+
+// Joiner joins lines into entries. It is not safe for concurrent use.
+type Joiner struct {
+	cfg  Config
+	mode mode
+	sink Sink
+	open bool // an entry is being collected (it may have no lines yet right after a cap)
+
+	buf   []byte // text of the open entry, as far as kept
+	full  int    // length the text would have without Truncate
+	lines int
+	end   int64 // end offset of the last line
+	// bounds marks where each kept line of the open entry ends, in the modes with an end pattern
+	// only: there an entry that never sees its end line goes out line by line.
+	bounds []bound
+
+	stats Stats
+}
+
+type bound struct {
+	to  int // the line is buf[previous to + 1 : to]
+	end int64
+}
+
+// New returns a Joiner that gives entries to sink.
+func New(cfg Config, sink Sink) (*Joiner, error) {
+	if sink == nil {
+		return nil, errors.New("multiline: nil sink")
+	}
+	if cfg.MaxLines < 0 || cfg.MaxBytes < 0 {
+		return nil, errors.New("multiline: negative MaxLines or MaxBytes")
+	}
+	j := &Joiner{cfg: cfg, sink: sink}
+	switch start, cont, end := cfg.Start != nil, cfg.Continue != nil, cfg.End != nil; {
+	case start && cont && end:
+		return nil, errors.New("multiline: start, continue and end patterns cannot all be set: " +
+			"use start+continue, start+end or continue+end")
+	case start && cont:
+		j.mode = modeStartContinue
+	case start && end:
+		j.mode = modeStartEnd
+	case cont && end:
+		j.mode = modeContinueEnd
+	case start:
+		j.mode = modeStart
+	case cont:
+		j.mode = modeContinue
+	case end:
+		j.mode = modeEnd
+		j.open = true
+	}
+	return j, nil
+}
+
+// Add gives the Joiner the next line, without its newline, and the end offset of that line in the
+// input (what a checkpoint after this line would store). It may call the sink any number of times.
+func (j *Joiner) Add(line []byte, end int64) {
+	switch j.mode {
+	case modeNone:
+		j.single(line, end)
+	case modeStart, modeContinue:
+		var opens bool
+		if j.mode == modeStart {
+			opens = j.cfg.Start.Match(line)
+		} else {
+			opens = !j.cfg.Continue.Match(line)
+		}
+		switch {
+		case opens:
+			j.emit()
+			j.open = true
+			j.add(line, end)
+		case j.open:
+			j.add(line, end)
+		default:
+			j.orphan(line, end)
+		}
+	case modeStartContinue:
+		if j.open && j.cfg.Continue.Match(line) {
+			j.add(line, end)
+			return
+		}
+		j.emit()
+		j.open = j.cfg.Start.Match(line)
+		if j.open {
+			j.add(line, end)
+		} else {
+			j.orphan(line, end)
+		}
+	case modeStartEnd:
+		if !j.open && !j.cfg.Start.Match(line) {
+			j.orphan(line, end)
+			return
+		}
+		j.open = true
+		j.add(line, end)
+		if j.cfg.End.Match(line) {
+			j.emit()
+			j.open = false
+		}
+	case modeContinueEnd:
+		switch {
+		case j.cfg.Continue.Match(line):
+			j.open = true
+			j.add(line, end)
+		case j.open:
+			j.add(line, end)
+			if j.cfg.End.Match(line) {
+				j.emit()
+			} else {
+				j.unmatched()
+			}
+			j.open = false
+		case j.cfg.End.Match(line):
+			j.single(line, end)
+		default:
+			j.orphan(line, end)
+		}
+	case modeEnd:
+		j.add(line, end)
+		if j.cfg.End.Match(line) {
+			j.emit()
+		}
+	}
+}
+
+// Flush emits the open entry, if any (see the package doc for the modes with an end pattern).
+func (j *Joiner) Flush() {
+	switch j.mode {
+	case modeStartEnd, modeContinueEnd, modeEnd:
+		j.unmatched()
+	default:
+		j.emit()
+	}
+	j.open = j.mode == modeEnd
+}
+
+// Pending reports whether lines are waiting for Add or Flush to emit them.
+func (j *Joiner) Pending() bool { return j.lines > 0 }
+
+// Stats returns the counters so far.
+func (j *Joiner) Stats() Stats { return j.stats }
+
+// add appends line to the open entry. If the line would take the entry past a cap, the entry is
+// emitted first and the line starts the next one.
+func (j *Joiner) add(line []byte, end int64) {
+	maxBytes := j.cfg.MaxBytes
+	split := maxBytes > 0 && !j.cfg.Truncate
+	if j.lines > 0 && (j.lines == j.cfg.MaxLines || split && j.full+1+len(line) > maxBytes) {
+		j.stats.Split++
+		j.emit()
+	}
+	if split && j.lines == 0 {
+		for len(line) > maxBytes {
+			j.stats.Split++
+			j.out(line[:maxBytes], end)
+			line = line[maxBytes:]
+		}
+	}
+
+	n := len(line)
+	if j.lines > 0 {
+		n++ // the '\n' before it
+	}
+	keep := n
+	if maxBytes > 0 && j.cfg.Truncate {
+		keep = min(n, maxBytes-len(j.buf))
+		j.stats.TruncatedBytes += int64(n - keep)
+	}
+	// A line of which not even the separator fits leaves no trace in the text.
+	if keep > 0 || j.lines == 0 {
+		if j.lines > 0 {
+			j.buf = append(j.buf, '\n')
+			keep--
+		}
+		j.buf = append(j.buf, line[:keep]...)
+		if j.mode >= modeStartEnd {
+			j.bounds = append(j.bounds, bound{to: len(j.buf), end: end})
+		}
+	}
+	j.full += n
+	j.lines++
+	j.end = end
+}
+
+// emit gives the open entry to the sink, if it has lines.
+func (j *Joiner) emit() {
+	if j.lines == 0 {
+		return
+	}
+	if j.full > len(j.buf) {
+		j.stats.Truncated++
+	}
+	j.out(j.buf, j.end)
+	j.reset()
+}
+
+// unmatched gives the lines of the open entry to the sink one by one, as orphans.
+func (j *Joiner) unmatched() {
+	if j.full > len(j.buf) {
+		j.stats.Truncated++
+	}
+	from := 0
+	for _, b := range j.bounds {
+		j.stats.Orphans++
+		j.out(j.buf[from:b.to], b.end)
+		from = b.to + 1
+	}
+	j.reset()
+}
+
+// single gives line to the sink as an entry of its own (caps apply); nothing is open.
+func (j *Joiner) single(line []byte, end int64) {
+	j.add(line, end)
+	j.emit()
+}
+
+// orphan is single for a line that belongs to no entry.
+func (j *Joiner) orphan(line []byte, end int64) {
+	j.stats.Orphans++
+	j.single(line, end)
+}
+
+func (j *Joiner) out(text []byte, end int64) {
+	j.stats.Entries++
+	j.sink(text, end)
+}
+
+func (j *Joiner) reset() {
+	j.buf = j.buf[:0]
+	j.full = 0
+	j.lines = 0
+	j.bounds = j.bounds[:0]
+}
