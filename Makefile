@@ -8,7 +8,7 @@ OCB       := $(BUILD)/bin/builder
 # Inputs of the distribution: our Go sources and the manifest.
 SOURCES   := $(shell find . -path ./_build -prune -o -path ./bench -prune -o -name '*.go' -print) go.mod go.sum builder-config.yaml
 
-.PHONY: run otelcol test unit validate bench lint fuzz clean
+.PHONY: run otelcol test unit validate bench bench-mergelog lint fuzz clean
 
 run: $(COLLECTOR)
 	./scripts/run-sample.sh $(COLLECTOR) configs/run.yaml
@@ -36,6 +36,10 @@ validate: $(COLLECTOR)
 
 bench:
 	./scripts/bench.sh
+
+# Our mergelog against Debian's mergelog/zmergelog on 7 x 150 MB of CLF (installs them with apt).
+bench-mergelog:
+	./scripts/bench-mergelog.sh
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
