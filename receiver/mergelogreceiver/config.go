@@ -24,7 +24,7 @@ type Config struct {
 	FingerprintSize  ByteSize      `mapstructure:"fingerprint_size"`
 	MaxLogSize       ByteSize      `mapstructure:"max_log_size"`
 	// MaxLogSizeBehavior is split (the rest of an over-long entry becomes the next entry) or
-	// truncate (the rest is dropped and counted).
+	// truncate (the rest, up to the end of the entry, is dropped).
 	MaxLogSizeBehavior string `mapstructure:"max_log_size_behavior"`
 	MaxConcurrentFiles int    `mapstructure:"max_concurrent_files"`
 	// Encoding: utf-8 (invalid bytes become U+FFFD), utf-8-raw (bytes kept as they are) or nop
@@ -85,6 +85,9 @@ type MergeConfig struct {
 	// Window bounds how long an entry of a live file is held while waiting for the other
 	// active files to reach its instant; a quiet file delays the others by at most this.
 	Window time.Duration `mapstructure:"window"`
+	// MaxHeldPerFile bounds the entries one file may have waiting in the window: a file that
+	// runs ahead of the others is not read further until they catch up (or the window passes).
+	MaxHeldPerFile int `mapstructure:"max_held_per_file"`
 }
 
 // BatchConfig bounds the batches sent downstream.
@@ -123,7 +126,7 @@ func createDefaultConfig() component.Config {
 		ForceFlushPeriod:   500 * time.Millisecond,
 		IncludeFileName:    true,
 		Compression:        "auto",
-		Merge:              MergeConfig{Window: 2 * time.Second},
+		Merge:              MergeConfig{Window: 2 * time.Second, MaxHeldPerFile: 10000},
 		Batch:              BatchConfig{MaxRecords: 1000, MaxBytes: 4 << 20, Timeout: 200 * time.Millisecond},
 		RetryOnFailure:     RetryConfig{InitialInterval: 100 * time.Millisecond, MaxInterval: 5 * time.Second},
 	}
@@ -186,7 +189,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.Multiline.validate()...)
 	if c.Timestamp != nil {
 		if _, err := c.Timestamp.parserConfig(); err != nil {
-			add("timestamp", "%v", err)
+			errs = append(errs, err) // named: "timestamp.location: …" or timestamp's own "timestamp: …"
 		}
 	}
 	if c.Merge.Enabled && c.Timestamp == nil {
@@ -194,6 +197,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Merge.Window < 0 {
 		add("merge.window", "must not be negative (got %s)", c.Merge.Window)
+	}
+	if c.Merge.MaxHeldPerFile < 1 {
+		add("merge.max_held_per_file", "must be at least 1 (got %d)", c.Merge.MaxHeldPerFile)
 	}
 	if c.Batch.MaxRecords < 1 {
 		add("batch.max_records", "must be at least 1 (got %d)", c.Batch.MaxRecords)
@@ -230,6 +236,9 @@ func (m MultilineConfig) validate() []error {
 	if m.LineContinuePattern != "" && m.LineStartPattern == "" && m.LineEndPattern == "" {
 		errs = append(errs, errors.New("multiline.line_continue_pattern: needs line_start_pattern or line_end_pattern beside it"))
 	}
+	if m.LineStartPattern != "" && m.LineContinuePattern != "" && m.LineEndPattern != "" {
+		errs = append(errs, errors.New("multiline.line_continue_pattern: cannot be combined with both line_start_pattern and line_end_pattern"))
+	}
 	if m.OmitPattern && m.LineStartPattern == "" && m.LineEndPattern == "" {
 		errs = append(errs, errors.New("multiline.omit_pattern: needs line_start_pattern or line_end_pattern"))
 	}
@@ -255,7 +264,7 @@ func (t *TimestampConfig) parserConfig() (timestamp.Config, error) {
 	if t.Location != "" {
 		loc, err := time.LoadLocation(t.Location)
 		if err != nil {
-			return pc, fmt.Errorf("location: %w", err)
+			return pc, fmt.Errorf("timestamp.location: %w", err)
 		}
 		pc.Location = loc
 	}

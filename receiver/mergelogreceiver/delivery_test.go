@@ -1,0 +1,194 @@
+package mergelogreceiver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/otel/attribute"
+)
+
+// numbered returns lines "line from..to-1", newline-terminated.
+func numbered(from, to int) string {
+	var b strings.Builder
+	for i := from; i < to; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	return b.String()
+}
+
+func wantLines(from, to int) []string {
+	return strings.Split(strings.TrimSuffix(numbered(from, to), "\n"), "\n")
+}
+
+func firstBody(ld plog.Logs) string {
+	return ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0).Body().Str()
+}
+
+func isPermanent(permanent bool) func(attribute.Set) bool {
+	return func(s attribute.Set) bool {
+		v, ok := s.Value("permanent")
+		return ok && v.AsBool() == permanent
+	}
+}
+
+// A retryable error holds everything back: the same batch is offered again, nothing else is
+// read or checkpointed meanwhile, and once it passes all records arrive once, in order.
+func TestBackpressureRetriesWithoutLossOrDuplicates(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.log"), numbered(0, 100))
+	m := newMemStorage()
+	cfg, host := withStorage(testConfig(dir), m)
+	cfg.Batch.MaxRecords = 10
+	const failures = 5
+	var offered []string
+	s := &sink{decide: func(call int, ld plog.Logs) error {
+		if call <= failures {
+			offered = append(offered, firstBody(ld))
+			assert.Equal(t, 10, ld.LogRecordCount())
+			assert.Zero(t, m.setCount(), "no checkpoint while the batch is refused")
+			return errors.New("downstream is busy")
+		}
+		return nil
+	}}
+	tel := componenttestTelemetry(t)
+	startWith(t, tel.settings(), cfg, s, host)
+
+	assert.Equal(t, wantLines(0, 100), s.waitBodies(t, 100))
+	assert.Equal(t, []string{"line 0", "line 0", "line 0", "line 0", "line 0"}, offered)
+	assert.Equal(t, int64(failures), tel.sum("otelcol_receiver_mergelog_consume_errors", isPermanent(false)))
+	assert.Equal(t, int64(failures), tel.sum("otelcol_receiver_mergelog_consume_retries", nil))
+	tel.waitSum(t, "otelcol_receiver_mergelog_records_emitted", 100)
+	tel.waitSum(t, "otelcol_receiver_mergelog_bytes_read", int64(len(numbered(0, 100))))
+	tel.waitSum(t, "otelcol_receiver_accepted_log_records", 100)
+}
+
+// A permanent error drops that batch alone, and its offsets are committed all the same.
+func TestPermanentErrorSkipsOnlyThatBatch(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.log"), numbered(0, 30))
+	m := newMemStorage()
+	cfg, host := withStorage(testConfig(dir), m)
+	cfg.Batch.MaxRecords = 10
+	s := &sink{decide: func(call int, _ plog.Logs) error {
+		if call == 1 {
+			return consumererror.NewPermanent(errors.New("malformed"))
+		}
+		return nil
+	}}
+	tel := componenttestTelemetry(t)
+	r := startWith(t, tel.settings(), cfg, s, host)
+	assert.Equal(t, wantLines(10, 30), s.waitBodies(t, 20))
+	assert.Equal(t, int64(1), tel.sum("otelcol_receiver_mergelog_consume_errors", isPermanent(true)))
+	require.NoError(t, r.Shutdown(context.Background()))
+
+	// A restart reads nothing again: the dropped batch was committed too.
+	again := &sink{}
+	startReceiver(t, cfg, again, host)
+	appendFile(t, filepath.Join(dir, "a.log"), "after restart\n")
+	assert.Equal(t, []string{"after restart"}, again.waitBodies(t, 1))
+}
+
+// A restart resumes at the checkpoint: nothing lost, nothing twice. An entry that was still
+// incomplete at shutdown (a partial last line) is not emitted then, but completed after the
+// restart.
+func TestRestartFromCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.log"), filepath.Join(dir, "b.log")
+	writeFile(t, a, numbered(0, 10)+"partial")
+	m := newMemStorage()
+	cfg, host := withStorage(testConfig(dir), m)
+	cfg.ForceFlushPeriod = time.Hour
+	first := &sink{}
+	r := startReceiver(t, cfg, first, host)
+	assert.Equal(t, wantLines(0, 10), first.waitBodies(t, 10))
+	require.NoError(t, r.Shutdown(context.Background()))
+	assert.Equal(t, wantLines(0, 10), first.bodies(), "the partial line is not emitted at shutdown")
+
+	appendFile(t, a, " completed\n"+numbered(10, 15))
+	writeFile(t, b, "new file\n")
+	second := &sink{}
+	startReceiver(t, cfg, second, host)
+	got := second.waitBodies(t, 7)
+	assertSameLines(t, append([]string{"partial completed", "new file"}, wantLines(10, 15)...), got)
+	time.Sleep(50 * time.Millisecond)
+	assert.Len(t, second.bodies(), 7, "nothing read twice")
+}
+
+// Without storage, a receiver started again (start_at: end) reads only what comes next.
+func TestWithoutStorageOffsetsLiveInMemory(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.log")
+	writeFile(t, a, numbered(0, 5))
+	cfg := testConfig(dir)
+	cfg.StartAt = startEnd
+	s := &sink{}
+	startReceiver(t, cfg, s, nil)
+	time.Sleep(50 * time.Millisecond) // the first poll starts at the end
+	appendFile(t, a, numbered(5, 8))
+	assert.Equal(t, wantLines(5, 8), s.waitBodies(t, 3))
+}
+
+// A crash after the next consumer accepted a batch but before its checkpoint was written:
+// after the restart that batch comes again (duplicates bounded by what was in flight), and
+// nothing is lost.
+func TestCrashBetweenDeliveryAndCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.log"), numbered(0, 30))
+	m := newMemStorage()
+	cfg, host := withStorage(testConfig(dir), m)
+	cfg.Batch.MaxRecords = 10
+	crashed := &sink{decide: func(call int, _ plog.Logs) error {
+		switch {
+		case call == 2:
+			m.freeze() // the process dies right after this batch is accepted
+		case call > 2:
+			return errors.New("the process is gone")
+		}
+		return nil
+	}}
+	r := startReceiver(t, cfg, crashed, host)
+	require.Eventually(t, func() bool { return len(crashed.bodies()) == 20 }, 5*time.Second, 5*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	require.NoError(t, r.Shutdown(ctx))
+
+	m.mu.Lock()
+	m.frozen = false
+	m.mu.Unlock()
+	restarted := &sink{}
+	startReceiver(t, cfg, restarted, host)
+	got := restarted.waitBodies(t, 20)
+	assert.Equal(t, wantLines(10, 30), got, "the in-flight batch again, then the rest")
+	assert.Equal(t, wantLines(0, 20), crashed.bodies())
+}
+
+// Shutdown while the next consumer keeps refusing returns within the caller's deadline and
+// checkpoints nothing that was not accepted.
+func TestShutdownDuringRetriesIsBounded(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.log"), numbered(0, 5))
+	m := newMemStorage()
+	cfg, host := withStorage(testConfig(dir), m)
+	s := &sink{decide: func(int, plog.Logs) error { return errors.New("down") }}
+	r := startReceiver(t, cfg, s, host)
+	require.Eventually(t, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.calls > 2
+	}, 5*time.Second, 5*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	require.NoError(t, r.Shutdown(ctx))
+	assert.Less(t, time.Since(start), time.Second)
+	assert.Zero(t, m.setCount())
+}

@@ -1,0 +1,334 @@
+package mergelogreceiver
+
+import (
+	"context"
+	"path/filepath"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/mergelog/otelcol-mergelog/internal/filetrack"
+	"github.com/mergelog/otelcol-mergelog/internal/merge"
+	"github.com/mergelog/otelcol-mergelog/internal/multiline"
+)
+
+// The attribute names of file_log (stanza's fileconsumer/attrs).
+const (
+	attrFileName         = "log.file.name"
+	attrFilePath         = "log.file.path"
+	attrFileNameResolved = "log.file.name_resolved"
+	attrFilePathResolved = "log.file.path_resolved"
+	attrRecordNumber     = "log.file.record_number"
+)
+
+// chunkBytes is how much of one file a read round takes before going on to the next file:
+// every file advances each round, so the merge watermark advances and no file starves.
+const chunkBytes = 256 << 10
+
+// fileState is the receiver's side of one tracked file: its joiner, its merge input, its
+// attributes and the entries not yet settled.
+type fileState struct {
+	file      *filetrack.File
+	id        uint64
+	joiner    *multiline.Joiner
+	input     *merge.Input // nil without merge
+	attrs     pcommon.Map  // static and log.file.* attributes, copied into each record
+	attrBytes int          // their size, for batch.max_bytes
+	path      string       // the path attrs were built for
+	records   int64        // record number of the last entry
+	out       outstanding
+	lastData  time.Time // when a line or partial-line byte last arrived (force_flush_period)
+	partial   int       // length of the partial last line at lastData
+	drained   bool      // Next reached io.EOF since the tracker last handed the file out
+	done      bool      // read to its end: flushed, merge input finished
+	blocked   bool      // holds max_held_per_file entries in the merge window
+	touched   bool      // settled entries since the last commit
+	piece     bool      // the last line read was cut at max_log_size: the next continues it
+	added     int64     // end of the last line given to the joiner
+	dropAfter int64     // with pieces dropped: end of the entry they follow; 0 when none
+	dropEnd   int64     // end of the pieces dropped
+}
+
+func (r *mergelogReceiver) newFileState(file *filetrack.File, now time.Time) *fileState {
+	f := &fileState{file: file, id: file.ID(), out: outstanding{first: 1}, lastData: now}
+	f.joiner, _ = multiline.New(r.rules.join, func(text []byte, end int64) { r.entry(f, text, end) }) // config validated
+	if r.window != nil {
+		f.input = r.window.AddInput()
+	}
+	r.setAttrs(f)
+	return f
+}
+
+// setAttrs builds the attributes of f's records; a file moved by rotation keeps its identity
+// and gets the attributes of its new path.
+func (r *mergelogReceiver) setAttrs(f *fileState) {
+	f.path = f.file.Path()
+	m := pcommon.NewMap()
+	r.rules.static.CopyTo(m)
+	if r.cfg.IncludeFileName {
+		m.PutStr(attrFileName, f.file.Name())
+	}
+	if r.cfg.IncludeFilePath {
+		m.PutStr(attrFilePath, f.path)
+	}
+	if r.cfg.IncludeFileNameResolved || r.cfg.IncludeFilePathResolved {
+		resolved := f.file.ResolvedPath()
+		if r.cfg.IncludeFileNameResolved {
+			m.PutStr(attrFileNameResolved, filepath.Base(resolved))
+		}
+		if r.cfg.IncludeFilePathResolved {
+			m.PutStr(attrFilePathResolved, resolved)
+		}
+	}
+	f.attrBytes = 0
+	m.Range(func(k string, v pcommon.Value) bool {
+		f.attrBytes += len(k) + len(v.Str())
+		return true
+	})
+	if r.cfg.IncludeFileRecordNumber {
+		f.attrBytes += len(attrRecordNumber) + 8
+	}
+	f.attrs = m
+}
+
+// poll asks the tracker for the files to read this round; a file not seen before gets its
+// state (joiner, merge input, attributes).
+func (r *mergelogReceiver) poll(now time.Time) {
+	for _, file := range r.tracker.Poll() {
+		f := r.files[file.ID()]
+		if f == nil {
+			f = r.newFileState(file, now)
+			r.files[f.id] = f
+			r.order = append(r.order, f)
+		}
+		f.file = file
+		f.drained = false
+	}
+}
+
+// readRound reads a chunk of every file handed out and not yet read to io.EOF (the tracker
+// hands a file out again only once it has data beyond what it has buffered); it reports
+// whether some file has more to read now.
+func (r *mergelogReceiver) readRound() (more bool) {
+	for _, f := range r.order {
+		if r.stopping {
+			return false
+		}
+		if !f.drained && !f.done && !f.blocked && r.readFile(f) {
+			more = true
+		}
+	}
+	r.dropDone()
+	return more
+}
+
+// dropDone forgets the files that are finished and whose entries are all settled.
+func (r *mergelogReceiver) dropDone() {
+	kept := r.order[:0]
+	for _, f := range r.order {
+		if f.done && f.out.empty() {
+			delete(r.files, f.id)
+			continue
+		}
+		kept = append(kept, f)
+	}
+	clear(r.order[len(kept):])
+	r.order = kept
+}
+
+// readFile reads up to chunkBytes of f's lines into its joiner; true if it stopped early.
+func (r *mergelogReceiver) readFile(f *fileState) (more bool) {
+	now := time.Now()
+	r.observed = now.UnixNano()
+	if f.file.Path() != f.path {
+		r.setAttrs(f)
+	}
+	budget := chunkBytes
+	for budget > 0 {
+		if r.stopping {
+			return false
+		}
+		if f.input != nil && f.input.Held() >= r.cfg.Merge.MaxHeldPerFile {
+			f.blocked = true
+			return false
+		}
+		line, end, err := f.file.Next()
+		if err != nil {
+			// io.EOF: nothing more for now. Another error ends the file, and the tracker
+			// has logged it.
+			f.drained = true
+			break
+		}
+		budget -= len(line) + 1
+		f.lastData, f.partial = now, 0
+		if f.piece && r.rules.join.Truncate {
+			r.dropPiece(f, end)
+		} else {
+			f.joiner.Add(line, end)
+			f.added = end
+		}
+		f.piece = f.file.Split()
+	}
+	if budget <= 0 {
+		return true
+	}
+	if f.file.Finished() {
+		r.finishFile(f)
+	}
+	return false
+}
+
+// dropPiece drops the rest of a line cut at max_log_size, with truncate: the entry holding the
+// line's first piece is already full. The bytes are settled right after that entry, so that the
+// checkpoint moves over them but not over the entry.
+func (r *mergelogReceiver) dropPiece(f *fileState, end int64) {
+	if f.joiner.Pending() {
+		// The entry is still open (Pending means it holds the line just added).
+		f.dropAfter, f.dropEnd = f.added, end
+		return
+	}
+	r.settle(f, f.out.add(end))
+}
+
+// flushIdle emits what waits at the end of files that got no new data for force_flush_period
+// (a partial last line, a multiline entry waiting for its next start), as file_log does. It
+// returns when the next such flush is due. Only files read to the end of their data qualify:
+// one held back (merge, chunk budget) has its next lines still unread.
+func (r *mergelogReceiver) flushIdle(now time.Time) (due time.Time) {
+	period := r.cfg.ForceFlushPeriod
+	for _, f := range r.order {
+		if f.done || !f.drained || r.stopping {
+			continue
+		}
+		tail, end := f.file.Partial()
+		if len(tail) != f.partial {
+			f.lastData, f.partial = now, len(tail)
+		}
+		if period <= 0 || (len(tail) == 0 && !f.joiner.Pending()) {
+			continue
+		}
+		if at := f.lastData.Add(period); now.Before(at) {
+			due = earliest(due, at)
+			continue
+		}
+		r.observed = now.UnixNano()
+		r.flushTail(f, tail, end)
+	}
+	return due
+}
+
+// flushTail emits f's partial last line, if any, and its open entry.
+func (r *mergelogReceiver) flushTail(f *fileState, tail []byte, end int64) {
+	if len(tail) > 0 {
+		f.joiner.Add(tail, end)
+		f.file.ConsumePartial()
+		f.partial = 0
+	}
+	f.joiner.Flush()
+}
+
+// finishFile ends a file that will give nothing more: what waits at its end is complete now.
+func (r *mergelogReceiver) finishFile(f *fileState) {
+	if f.done {
+		return
+	}
+	tail, end := f.file.Partial()
+	r.flushTail(f, tail, end)
+	if f.input != nil {
+		r.window.Finish(f.input)
+	}
+	f.done = true
+}
+
+// entry is the joiner's sink for f: it numbers the entry, shapes it and sends it on, to the
+// merge window or straight into the batch.
+func (r *mergelogReceiver) entry(f *fileState, text []byte, end int64) {
+	seq := f.out.add(end)
+	if end == f.dropAfter {
+		r.settle(f, f.out.add(f.dropEnd))
+		f.dropAfter = 0
+	}
+	f.records++
+	text = r.rules.shape(text)
+	if len(text) == 0 {
+		// file_log drops empty entries but still numbers them.
+		r.settle(f, seq)
+		return
+	}
+	e := entry{f: f, seq: seq, record: f.records, body: r.rules.body(text), observed: r.observed}
+	if r.rules.parser != nil {
+		if e.at, e.timed = r.rules.parser.Parse(text); !e.timed {
+			r.counts.untimed++
+		}
+	}
+	if r.window == nil {
+		r.add(&e)
+		return
+	}
+	r.window.Push(f.input, e.at, e.timed, r.roundClock, r.held.put(&e))
+	r.pushed = true
+}
+
+// release moves what the merge window lets go into the batch. It returns when the window must
+// be looked at again at the latest (the oldest round of entries held reaching the window), and
+// whether a file held back by max_held_per_file may be read again.
+func (r *mergelogReceiver) release() (due time.Time, unblocked bool) {
+	if r.window == nil {
+		return due, false
+	}
+	if r.pushed {
+		r.rounds = append(r.rounds, r.roundClock)
+		r.pushed = false
+	}
+	now := r.clock()
+	r.window.Release(now, r.emitHeld)
+	for _, f := range r.order {
+		if f.blocked && f.input.Held() < r.cfg.Merge.MaxHeldPerFile {
+			f.blocked, unblocked = false, true
+		}
+	}
+	hold := r.cfg.Merge.Window.Nanoseconds()
+	i := 0
+	for i < len(r.rounds) && now-r.rounds[i] >= hold {
+		i++
+	}
+	r.rounds = append(r.rounds[:0], r.rounds[i:]...)
+	if r.window.Len() == 0 || len(r.rounds) == 0 {
+		r.rounds = r.rounds[:0]
+		return due, unblocked
+	}
+	return time.Unix(0, r.rounds[0]+hold).Add(r.paused), unblocked
+}
+
+// emitHeld is the merge window's emit callback.
+func (r *mergelogReceiver) emitHeld(slot uint32, heldFor int64) {
+	r.tel.ReceiverMergelogMergeHoldDuration.Record(context.Background(), float64(heldFor)/1e9)
+	e := r.held.take(slot)
+	r.add(&e)
+}
+
+// slab keeps the entries held in the merge window, which holds only their slot numbers: its
+// heap then moves small values, with fewer write barriers, however large an entry is.
+type slab struct {
+	entries []entry
+	free    []uint32
+}
+
+func (s *slab) put(e *entry) uint32 {
+	if n := len(s.free); n > 0 {
+		i := s.free[n-1]
+		s.free = s.free[:n-1]
+		s.entries[i] = *e
+		return i
+	}
+	s.entries = append(s.entries, *e)
+	return uint32(len(s.entries) - 1)
+}
+
+// take returns the entry in slot i and frees the slot (dropping its references).
+func (s *slab) take(i uint32) entry {
+	e := s.entries[i]
+	s.entries[i] = entry{}
+	s.free = append(s.free, i)
+	return e
+}

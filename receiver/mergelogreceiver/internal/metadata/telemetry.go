@@ -1,0 +1,83 @@
+package metadata
+
+import (
+	"errors"
+
+	"go.opentelemetry.io/otel/metric"
+
+	"go.opentelemetry.io/collector/component"
+)
+
+// Meter returns the meter of the receiver's internal telemetry.
+func Meter(settings component.TelemetrySettings) metric.Meter {
+	return settings.MeterProvider.Meter(ScopeName)
+}
+
+// TelemetryBuilder holds the receiver's instruments, as listed in metadata.yaml.
+type TelemetryBuilder struct {
+	ReceiverMergelogFilesOpen         metric.Int64Gauge
+	ReceiverMergelogBytesRead         metric.Int64Counter
+	ReceiverMergelogRecordsEmitted    metric.Int64Counter
+	ReceiverMergelogEntriesUntimed    metric.Int64Counter
+	ReceiverMergelogEntriesLate       metric.Int64Counter
+	ReceiverMergelogConsumeErrors     metric.Int64Counter
+	ReceiverMergelogConsumeRetries    metric.Int64Counter
+	ReceiverMergelogMergeHoldDuration metric.Float64Histogram
+}
+
+// NewTelemetryBuilder creates every instrument.
+func NewTelemetryBuilder(settings component.TelemetrySettings) (*TelemetryBuilder, error) {
+	m := Meter(settings)
+	b := TelemetryBuilder{}
+	var err, errs error
+	b.ReceiverMergelogFilesOpen, err = m.Int64Gauge(
+		"otelcol_receiver_mergelog_files_open",
+		metric.WithDescription("Number of files the receiver holds open [Alpha]"),
+		metric.WithUnit("{file}"),
+	)
+	errs = errors.Join(errs, err)
+	b.ReceiverMergelogBytesRead, err = m.Int64Counter(
+		"otelcol_receiver_mergelog_bytes_read",
+		metric.WithDescription("Bytes of (decompressed) file content read [Alpha]"),
+		metric.WithUnit("By"),
+	)
+	errs = errors.Join(errs, err)
+	b.ReceiverMergelogRecordsEmitted, err = m.Int64Counter(
+		"otelcol_receiver_mergelog_records_emitted",
+		metric.WithDescription("Log records built from entries and handed to the next consumer [Alpha]"),
+		metric.WithUnit("{record}"),
+	)
+	errs = errors.Join(errs, err)
+	b.ReceiverMergelogEntriesUntimed, err = m.Int64Counter(
+		"otelcol_receiver_mergelog_entries_untimed",
+		metric.WithDescription("Entries in which the configured timestamp was not found [Alpha]"),
+		metric.WithUnit("{entry}"),
+	)
+	errs = errors.Join(errs, err)
+	b.ReceiverMergelogEntriesLate, err = m.Int64Counter(
+		"otelcol_receiver_mergelog_entries_late",
+		metric.WithDescription("Entries the merge released after entries at later instants (out of order) [Alpha]"),
+		metric.WithUnit("{entry}"),
+	)
+	errs = errors.Join(errs, err)
+	b.ReceiverMergelogConsumeErrors, err = m.Int64Counter(
+		"otelcol_receiver_mergelog_consume_errors",
+		metric.WithDescription("Batches the next consumer refused, by whether the error was permanent [Alpha]"),
+		metric.WithUnit("{batch}"),
+	)
+	errs = errors.Join(errs, err)
+	b.ReceiverMergelogConsumeRetries, err = m.Int64Counter(
+		"otelcol_receiver_mergelog_consume_retries",
+		metric.WithDescription("Retries of batches refused with a retryable error [Alpha]"),
+		metric.WithUnit("{retry}"),
+	)
+	errs = errors.Join(errs, err)
+	b.ReceiverMergelogMergeHoldDuration, err = m.Float64Histogram(
+		"otelcol_receiver_mergelog_merge_hold_duration",
+		metric.WithDescription("Time an entry waited in the merge window before release [Alpha]"),
+		metric.WithUnit("s"),
+		metric.WithExplicitBucketBoundaries(0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30),
+	)
+	errs = errors.Join(errs, err)
+	return &b, errs
+}
