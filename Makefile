@@ -8,7 +8,7 @@ OCB       := $(BUILD)/bin/builder
 # Inputs of the distribution: our Go sources and the manifest.
 SOURCES   := $(shell find . -path ./_build -prune -o -path ./bench -prune -o -name '*.go' -print) go.mod go.sum builder-config.yaml
 
-.PHONY: run otelcol test unit validate bench bench-mergelog lint fuzz clean
+.PHONY: run otelcol test unit e2e validate bench bench-mergelog lint fuzz clean
 
 run: $(COLLECTOR)
 	./scripts/run-sample.sh $(COLLECTOR) configs/run.yaml
@@ -22,10 +22,14 @@ $(COLLECTOR): $(OCB) $(SOURCES)
 	$(OCB) --config builder-config.yaml
 	@test -x $(COLLECTOR)
 
-test: lint unit validate
+test: lint unit validate e2e
 
 unit:
 	$(GO) test -race -count=1 ./...
+
+# Tests that run the built collector as a process (they skip under plain `go test`).
+e2e: $(COLLECTOR)
+	OTELCOL_BIN=$(abspath $(COLLECTOR)) $(GO) test -count=1 ./e2e/
 
 # Every example config (and the `make run` config) must pass the built collector's validation.
 validate: $(COLLECTOR)

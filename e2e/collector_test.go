@@ -1,0 +1,124 @@
+// Package e2e runs the built otelcol-mergelog distribution as a real process. The tests need the
+// binary: `make e2e` (part of `make test`) builds it and sets OTELCOL_BIN; without it they skip.
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// collector is one running otelcol-mergelog process.
+type collector struct {
+	cmd *exec.Cmd
+	out bytes.Buffer
+}
+
+// startCollector runs the distribution with the given config files (merged in order, as the
+// collector does with several --config flags).
+func startCollector(t *testing.T, configs ...string) *collector {
+	t.Helper()
+	bin := os.Getenv("OTELCOL_BIN")
+	if bin == "" {
+		t.Skip("OTELCOL_BIN is not set: run `make e2e` (part of `make test`), which builds the collector")
+	}
+	var args []string
+	for _, c := range configs {
+		args = append(args, "--config", c)
+	}
+	c := &collector{cmd: exec.Command(bin, args...)}
+	c.cmd.Stdout, c.cmd.Stderr = &c.out, &c.out
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.stop(t) })
+	return c
+}
+
+func (c *collector) stop(t *testing.T) {
+	if c.cmd.ProcessState != nil {
+		return
+	}
+	c.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { c.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		c.cmd.Process.Kill()
+		<-done
+		t.Errorf("collector did not stop on SIGINT; output:\n%s", c.out.String())
+	}
+}
+
+// readRecords decodes a file exporter's OTLP/JSON lines into log records.
+func readRecords(t *testing.T, path string) []plog.LogRecord {
+	t.Helper()
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var recs []plog.LogRecord
+	var u plog.JSONUnmarshaler
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		logs, err := u.UnmarshalLogs(sc.Bytes())
+		if err != nil {
+			continue // a line still being written
+		}
+		for i := range logs.ResourceLogs().Len() {
+			rl := logs.ResourceLogs().At(i)
+			for j := range rl.ScopeLogs().Len() {
+				lrs := rl.ScopeLogs().At(j).LogRecords()
+				for k := range lrs.Len() {
+					recs = append(recs, lrs.At(k))
+				}
+			}
+		}
+	}
+	return recs
+}
+
+// waitRecords polls the exporter's file until it holds at least n records.
+func waitRecords(t *testing.T, c *collector, path string, n int) []plog.LogRecord {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for {
+		recs := readRecords(t, path)
+		if len(recs) >= n {
+			return recs
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("got %d records, want %d; collector output:\n%s", len(recs), n, c.out.String())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func writeFile(t *testing.T, path, content string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
