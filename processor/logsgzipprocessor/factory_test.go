@@ -1,0 +1,64 @@
+package logsgzipprocessor
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pipeline"
+	"go.opentelemetry.io/collector/processor/processortest"
+)
+
+func TestFactory(t *testing.T) {
+	f := NewFactory()
+	assert.Equal(t, component.MustNewType("logsgzip"), f.Type())
+	assert.Equal(t, component.StabilityLevelAlpha, f.LogsStability())
+	require.NoError(t, componenttest.CheckConfigStruct(f.CreateDefaultConfig()))
+
+	// Only logs are supported.
+	_, err := f.CreateTraces(context.Background(), processortest.NewNopSettings(componentType), f.CreateDefaultConfig(), consumertest.NewNop())
+	assert.ErrorIs(t, err, pipeline.ErrSignalNotSupported)
+	_, err = f.CreateMetrics(context.Background(), processortest.NewNopSettings(componentType), f.CreateDefaultConfig(), consumertest.NewNop())
+	assert.ErrorIs(t, err, pipeline.ErrSignalNotSupported)
+}
+
+func TestCreateRejectsInvalidConfig(t *testing.T) {
+	cfg := createDefaultConfig().(*Config)
+	cfg.Level = 12
+	_, err := NewFactory().CreateLogs(context.Background(), processortest.NewNopSettings(componentType), cfg, consumertest.NewNop())
+	assert.ErrorContains(t, err, "level: must be between -3 and 9 (got 12)")
+}
+
+func TestLifecycle(t *testing.T) {
+	sink := new(consumertest.LogsSink)
+	p, err := NewFactory().CreateLogs(context.Background(), processortest.NewNopSettings(componentType), createDefaultConfig(), sink)
+	require.NoError(t, err)
+	assert.True(t, p.Capabilities().MutatesData)
+	require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
+
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr("resource", "R1")
+	lr := rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	lr.Body().SetStr("test log message")
+	require.NoError(t, p.ConsumeLogs(context.Background(), ld))
+
+	require.Len(t, sink.AllLogs(), 1)
+	got := sink.AllLogs()[0].ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0).Body()
+	require.Equal(t, pcommon.ValueTypeBytes, got.Type())
+	assert.Equal(t, "test log message", gunzip(t, got.Bytes().AsRaw()))
+
+	require.NoError(t, p.Shutdown(context.Background()))
+}
+
+func TestShutdownWithoutStart(t *testing.T) {
+	p, err := NewFactory().CreateLogs(context.Background(), processortest.NewNopSettings(componentType), createDefaultConfig(), consumertest.NewNop())
+	require.NoError(t, err)
+	require.NoError(t, p.Shutdown(context.Background()))
+}

@@ -1,0 +1,5 @@
+package logsgzipprocessor
+
+import "runtime"
+
+func runtimeGOMAXPROCS() int { return runtime.GOMAXPROCS(0) }
