@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"time"
+	"unsafe"
 
 	"github.com/mergelog/otelcol-mergelog/internal/decompress"
 	"github.com/mergelog/otelcol-mergelog/internal/linereader"
@@ -40,12 +41,17 @@ func newEntryConfig(o options, loc *time.Location) (entryConfig, error) {
 // joined into multiline entries, each with its timestamp.
 type input struct {
 	name   string
-	file   io.Closer // nil for stdin
-	dec    *decompress.Reader
-	ahead  *readahead.Reader // decompresses in its own goroutine; nil for plain inputs
+	file   io.Closer          // nil for stdin
+	dec    *decompress.Reader // nil for a mapped file
+	ahead  *readahead.Reader  // decompresses in its own goroutine; nil for plain inputs
 	lines  *linereader.Reader
 	parser *timestamp.Parser
 	size   int64 // for progress; 0 when unknown
+
+	// A plain regular file is mapped and its lines are slices of the mapping; the pages of the
+	// lines already merged are dropped as the merge goes on, to bound the resident set.
+	mapped   []byte
+	released int // mapped[:released] has been dropped
 
 	// Multiline: the joiner emits into ready; Next hands them out one at a time.
 	joiner *multiline.Joiner
@@ -67,26 +73,32 @@ func openInput(name string, stdin io.Reader, cfg entryConfig) (*input, error) {
 		if err != nil {
 			return nil, err
 		}
+		in.file, r = f, f
 		if st, err := f.Stat(); err == nil {
 			in.size = st.Size()
+			if st.Mode().IsRegular() {
+				in.mapPlain(f)
+			}
 		}
-		in.file, r = f, f
 	}
-	dec, err := decompress.NewReader(r)
-	if err != nil {
-		in.Close()
-		return nil, fmt.Errorf("%s: %w", in.name, err)
+	if in.lines == nil {
+		dec, err := decompress.NewReader(r)
+		if err != nil {
+			in.Close()
+			return nil, fmt.Errorf("%s: %w", in.name, err)
+		}
+		in.dec = dec
+		var src io.Reader = dec
+		if dec.Kind() != decompress.Plain {
+			// Decompression is CPU-bound: give it its own goroutine so the merge runs beside it.
+			in.ahead = readahead.New(dec, 256<<10, 4)
+			src = in.ahead
+		}
+		in.lines = linereader.New(src, linereader.Options{})
 	}
-	in.dec = dec
-	var src io.Reader = dec
-	if dec.Kind() != decompress.Plain {
-		// Decompression is CPU-bound: give it its own goroutine so the merge runs beside it.
-		in.ahead = readahead.New(dec, 256<<10, 4)
-		src = in.ahead
-	}
-	in.lines = linereader.New(src, linereader.Options{})
 	in.parser, _ = timestamp.New(cfg.time) // validated in newEntryConfig
 	if cfg.lineStart != nil {
+		var err error
 		in.joiner, err = multiline.New(multiline.Config{Start: cfg.lineStart}, in.collect)
 		if err != nil {
 			in.Close()
@@ -94,6 +106,55 @@ func openInput(name string, stdin io.Reader, cfg entryConfig) (*input, error) {
 		}
 	}
 	return in, nil
+}
+
+// releaseStep is how many bytes of merged lines a mapped input drops at once: small enough that
+// seven inputs stay well inside the resident-set target, large enough that the madvise calls
+// cost nothing next to the lines.
+const releaseStep = 1 << 20
+
+// mapPlain maps f when its content is not compressed (decided from its first bytes, as
+// decompress.NewReader does) and cuts lines from the mapping.
+func (in *input) mapPlain(f *os.File) {
+	data := mapFile(f, in.size)
+	if data == nil {
+		return
+	}
+	if decompress.Sniff(data[:min(len(data), 8)]) != decompress.Plain {
+		unmapFile(data)
+		return
+	}
+	in.mapped = data
+	in.lines = linereader.NewBytes(data)
+}
+
+// faultedInput returns the input whose mapping holds the address of the memory fault r, or nil.
+func faultedInput(r any, inputs []*input) *input {
+	fault, ok := r.(interface{ Addr() uintptr })
+	if !ok {
+		return nil
+	}
+	for _, in := range inputs {
+		base := uintptr(unsafe.Pointer(unsafe.SliceData(in.mapped)))
+		if len(in.mapped) > 0 && fault.Addr()-base < uintptr(len(in.mapped)) {
+			return in
+		}
+	}
+	return nil
+}
+
+// abandon ends a mapped input with err after a fault in its mapping: it is not touched again.
+func (in *input) abandon(err error) {
+	in.err = fmt.Errorf("%s: %w (after %d bytes)", in.name, err, in.lines.Offset())
+	in.lines = linereader.NewBytes(nil)
+}
+
+// consumed returns how many bytes of the file (compressed, if it is) have been read.
+func (in *input) consumed() int64 {
+	if in.dec == nil {
+		return in.lines.Offset()
+	}
+	return in.dec.CompressedOffset()
 }
 
 // Next implements merge.Source.
@@ -128,6 +189,14 @@ func (in *input) Next() ([]byte, int64, bool, error) {
 
 // nextLine returns the next line; false at the end, with in.err set (io.EOF or the failure).
 func (in *input) nextLine() ([]byte, bool) {
+	if in.mapped != nil {
+		// The line handed out last is no longer used: drop the pages before it.
+		if off := int(in.lines.Offset()); off-in.released >= releaseStep {
+			end := off &^ (os.Getpagesize() - 1)
+			dropPages(in.mapped[in.released:end])
+			in.released = end
+		}
+	}
 	line, err := in.lines.Next()
 	if err == nil {
 		return line, true
@@ -173,6 +242,9 @@ func (in *input) Close() error {
 	}
 	if in.dec != nil {
 		in.dec.Close()
+	}
+	if in.mapped != nil {
+		unmapFile(in.mapped)
 	}
 	if in.file != nil {
 		return in.file.Close()

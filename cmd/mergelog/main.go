@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/mergelog/otelcol-mergelog/internal/merge"
@@ -31,8 +32,9 @@ stays right after the line before it in its own input; lines before an input's f
 go out first. An input that goes back in time is still merged without loss, and counted.
 
 Every input line appears exactly once in the output, byte for byte; a last line without a
-newline gets one. A corrupt or truncated compressed input is reported with how far it got, the
-lines before the damage are still merged, and the other inputs go on; the exit status is then 1.
+newline gets one. A corrupt or truncated compressed input, or a file truncated while it is being
+merged, is reported with how far it got, the lines before the damage are still merged, and the
+other inputs go on; the exit status is then 1.
 
 Flags:
 `
@@ -144,22 +146,13 @@ func run(o options, files []string, stdin io.Reader, stdout, stderr io.Writer) i
 	prog := newProgress(o.progress, stderr, inputs)
 
 	m := merge.New(sources)
-	for {
-		entry, _, err := m.Next()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			fmt.Fprintln(stderr, "mergelog:", err)
-			status = 1
-			continue
-		}
-		w.Write(entry)
-		if err := w.WriteByte('\n'); err != nil {
-			fmt.Fprintln(stderr, "mergelog: writing output:", err)
-			return 1
-		}
-		prog.tick()
+	failed, err := writeMerged(m, w, inputs, prog, stderr)
+	if failed {
+		status = 1
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "mergelog: writing output:", err)
+		return 1
 	}
 	prog.done()
 	if err := w.Flush(); err != nil {
@@ -176,6 +169,53 @@ func run(o options, files []string, stdin io.Reader, stdout, stderr io.Writer) i
 		printStats(stderr, inputs, m)
 	}
 	return status
+}
+
+// writeMerged writes the merged entries to w, each with its newline, reporting failed inputs on
+// stderr as it goes (failed is then true); err is a write error, which ends the merge.
+func writeMerged(m *merge.Merger, w *bufio.Writer, inputs []*input, prog *progress, stderr io.Writer) (failed bool, err error) {
+	// A mapped file that shrinks under its mapping (truncated by a log rotation) faults on
+	// access: have the fault panic instead of killing the process, and end that input with an
+	// error as if its read had failed; the merge goes on.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	for {
+		done, f, err := writeUntilFault(m, w, inputs, prog, stderr)
+		failed = failed || f
+		if done || err != nil {
+			return failed, err
+		}
+	}
+}
+
+// writeUntilFault is writeMerged up to the end (done) or to a fault in a mapped input.
+func writeUntilFault(m *merge.Merger, w *bufio.Writer, inputs []*input, prog *progress, stderr io.Writer) (done, failed bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			in := faultedInput(r, inputs)
+			if in == nil {
+				panic(r)
+			}
+			// The merger asks the input for its next entry again and gets this error: the
+			// state is as if the read of the faulting line had failed.
+			in.abandon(errors.New("the file shrank while being read"))
+		}
+	}()
+	for {
+		entry, _, err := m.Next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return true, failed, nil
+			}
+			fmt.Fprintln(stderr, "mergelog:", err)
+			failed = true
+			continue
+		}
+		w.Write(entry)
+		if err := w.WriteByte('\n'); err != nil {
+			return false, failed, err
+		}
+		prog.tick()
+	}
 }
 
 func printStats(w io.Writer, inputs []*input, m *merge.Merger) {

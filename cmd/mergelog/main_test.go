@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +12,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/mergelog/otelcol-mergelog/internal/merge"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -165,5 +169,61 @@ func TestFlagErrors(t *testing.T) {
 	var errb bytes.Buffer
 	if _, _, err := parseFlags([]string{"-help"}, &errb); err == nil || !strings.Contains(errb.String(), "UTC") {
 		t.Errorf("help: %v %q", err, errb.String())
+	}
+}
+
+// A plain file is mapped: one that shrinks during the merge (truncated by a log rotation) must
+// not kill the command but end that input with an error, after which the others go on.
+func TestShrunkMappedFileIsReportedAndOthersGoOn(t *testing.T) {
+	dir := t.TempDir()
+	var lines strings.Builder
+	for i := range 5000 { // many pages
+		fmt.Fprintf(&lines, "s [10/Oct/2026:14:%02d:%02d +0000] line %d\n", i/60%60, i%60, i)
+	}
+	shrinking := write(t, dir, "shrinking.log", []byte(lines.String()))
+	good := write(t, dir, "good.log", []byte("g [10/Oct/2026:13:00:00 +0000] first\ng [10/Oct/2026:15:00:00 +0000] last\n"))
+	cfg, err := newEntryConfig(options{format: "clf"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inputs []*input
+	var sources []merge.Source
+	for _, name := range []string{shrinking, good} {
+		in, err := openInput(name, nil, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer in.Close()
+		if in.mapped == nil {
+			t.Skip("files are not mapped on this platform")
+		}
+		inputs, sources = append(inputs, in), append(sources, in)
+	}
+	m := merge.New(sources)
+	var out, errs bytes.Buffer
+	w := bufio.NewWriter(&out)
+	// Merge the first lines of both, then cut the file under the mapping.
+	for range 3 {
+		entry, _, err := m.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(entry)
+		w.WriteByte('\n')
+	}
+	if err := os.Truncate(shrinking, 0); err != nil {
+		t.Fatal(err)
+	}
+	failed, err := writeMerged(m, w, inputs, nil, &errs)
+	w.Flush()
+	if !failed || err != nil {
+		t.Fatalf("failed %v, err %v", failed, err)
+	}
+	if !strings.Contains(errs.String(), "shrinking.log: the file shrank while being read") {
+		t.Fatalf("stderr does not name the input: %q", errs.String())
+	}
+	got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if got[0] != "g [10/Oct/2026:13:00:00 +0000] first" || got[len(got)-1] != "g [10/Oct/2026:15:00:00 +0000] last" {
+		t.Fatalf("the other input is not all there: %q", got)
 	}
 }

@@ -54,7 +54,7 @@ func (p *progress) tick() {
 func (p *progress) print() {
 	var read int64
 	for _, in := range p.inputs {
-		read += in.dec.CompressedOffset()
+		read += in.consumed()
 	}
 	pct := ""
 	if p.total > 0 {

@@ -1,6 +1,7 @@
 // Package linereader cuts lines out of a stream with large reads and
 // bytes.IndexByte, returning them as slices of its own buffer: no copy and no
-// allocation per line in steady state.
+// allocation per line in steady state. NewBytes cuts lines out of a byte slice
+// held by the caller (a memory-mapped file), without even the read's copy.
 package linereader
 
 import (
@@ -38,6 +39,7 @@ type Reader struct {
 	offset  int64
 	maxLine int
 	split   bool
+	view    bool  // buf is the caller's data (NewBytes): never read into nor moved
 	err     error // from rd, returned once no complete line is left
 }
 
@@ -50,9 +52,19 @@ func New(rd io.Reader, opts Options) *Reader {
 	return &Reader{rd: rd, buf: make([]byte, size), maxLine: max(opts.MaxLineSize, 0)}
 }
 
+// NewBytes returns a Reader of data itself: lines and Partial are slices of
+// data, valid as long as data is, and data is never written. The end of data is
+// the end of the input: Next returns io.EOF there, every time, and lines are
+// never cut. Reset gives the Reader a buffer of its own.
+func NewBytes(data []byte) *Reader {
+	return &Reader{buf: data, end: len(data), view: true, err: io.EOF}
+}
+
 // Next returns the next complete line without its '\n'; every other byte
 // (CR, NUL, invalid UTF-8) is left as it is. The line is valid until the next
-// call of a Reader method that reads or resets.
+// call of a Reader method that reads or resets. Its capacity is its length, as
+// for Partial's slice: an append copies it instead of writing over the bytes
+// after it (which NewBytes's data may not even allow: a read-only mapping).
 //
 // When the data available from the underlying reader is exhausted, Next
 // returns (nil, io.EOF) and keeps the bytes after the last '\n' buffered
@@ -66,7 +78,7 @@ func (r *Reader) Next() ([]byte, error) {
 			if r.maxLine > 0 && n > r.maxLine {
 				return r.piece(n), nil
 			}
-			line := r.buf[r.start : r.start+n]
+			line := r.buf[r.start : r.start+n : r.start+n]
 			r.start += n + 1
 			r.scanned = 0
 			r.offset += int64(n) + 1
@@ -89,7 +101,7 @@ func (r *Reader) Next() ([]byte, error) {
 // piece returns the first MaxLineSize bytes of a longer line, of which the
 // first noNL bytes are known to hold no '\n'.
 func (r *Reader) piece(noNL int) []byte {
-	line := r.buf[r.start : r.start+r.maxLine]
+	line := r.buf[r.start : r.start+r.maxLine : r.start+r.maxLine]
 	r.start += r.maxLine
 	r.scanned = noNL - r.maxLine
 	r.offset += int64(r.maxLine)
@@ -99,6 +111,10 @@ func (r *Reader) piece(noNL int) []byte {
 
 // fill reads once more from rd after the buffered bytes, making room first.
 func (r *Reader) fill() {
+	if r.view {
+		r.err = io.EOF
+		return
+	}
 	if r.start > 0 {
 		// Only a partial line is left: moving it is cheap, and it makes room
 		// for a full-sized read.
@@ -139,13 +155,13 @@ func (r *Reader) Split() bool { return r.split }
 // Partial returns the buffered bytes after the last '\n': a last line
 // without a newline at EOF, or the start of a line still being written.
 // They remain buffered; the slice is valid until the next read or reset.
-func (r *Reader) Partial() []byte { return r.buf[r.start:r.end] }
+func (r *Reader) Partial() []byte { return r.buf[r.start:r.end:r.end] }
 
 // TakePartial returns Partial and consumes it, as a complete line: Offset
 // moves past it and the next line starts after it. The command calls it at
 // EOF; the receiver calls it to flush a line whose writer went quiet.
 func (r *Reader) TakePartial() []byte {
-	p := r.buf[r.start:r.end]
+	p := r.buf[r.start:r.end:r.end]
 	r.offset += int64(len(p))
 	r.start, r.scanned = r.end, 0
 	return p
@@ -158,6 +174,9 @@ func (r *Reader) Offset() int64 { return r.offset }
 // Reset makes r read rd, keeping its buffer, as if rd's first byte were at
 // offset (for a file reopened and positioned there by the caller).
 func (r *Reader) Reset(rd io.Reader, offset int64) {
+	if r.view {
+		r.buf, r.view = make([]byte, DefaultBufSize), false
+	}
 	r.rd = rd
 	r.start, r.end, r.scanned = 0, 0, 0
 	r.offset = offset

@@ -248,6 +248,68 @@ func TestReset(t *testing.T) {
 	}
 }
 
+func TestBytes(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		want    []line
+		partial string
+	}{
+		{"", nil, ""},
+		{"a\n", []line{{"a", false}}, ""},
+		{"a\nb", []line{{"a", false}}, "b"},
+		{"\n\n", []line{{"", false}, {"", false}}, ""},
+		{"a\r\n\x00\xff\n\r", []line{{"a\r", false}, {"\x00\xff", false}}, "\r"},
+		{strings.Repeat("y", 1<<20) + "\nz", []line{{strings.Repeat("y", 1<<20), false}}, "z"},
+	} {
+		data := []byte(tc.in)
+		r := NewBytes(data)
+		lines, err := readAll(t, r)
+		if err != io.EOF || fmt.Sprint(lines) != fmt.Sprint(tc.want) || string(r.Partial()) != tc.partial {
+			t.Errorf("%.20q: %+v %v, Partial %q", tc.in, lines, err, r.Partial())
+		}
+		for range 2 { // the end stays the end, and the partial line stays where it is
+			if l, err := r.Next(); l != nil || err != io.EOF || string(r.Partial()) != tc.partial {
+				t.Errorf("%.20q: Next after the end = %q, %v, Partial %q", tc.in, l, err, r.Partial())
+			}
+		}
+		if p := r.Partial(); len(p) > 0 && &p[0] != &data[len(data)-len(p)] {
+			t.Errorf("%.20q: Partial is a copy, not a slice of data", tc.in)
+		}
+		if string(data) != tc.in {
+			t.Errorf("%.20q: data written to", tc.in)
+		}
+	}
+}
+
+func TestBytesLinesAreSlicesOfData(t *testing.T) {
+	data := []byte("ab\ncd\n")
+	r := NewBytes(data)
+	first, _ := r.Next()
+	second, _ := r.Next()
+	// Both stay valid: nothing is moved or overwritten.
+	if &first[0] != &data[0] || &second[0] != &data[3] || string(first) != "ab" || string(second) != "cd" {
+		t.Errorf("lines %q %q are not slices of data", first, second)
+	}
+	// An append copies instead of writing over the next line (or into a read-only mapping).
+	if _ = append(first, 'x'); cap(first) != len(first) || string(data) != "ab\ncd\n" {
+		t.Errorf("cap %d for %q; data %q", cap(first), first, data)
+	}
+}
+
+func TestBytesReset(t *testing.T) {
+	data := []byte("a\nb")
+	r := NewBytes(data)
+	readAll(t, r)
+	r.Reset(strings.NewReader("cccc\nd"), 10)
+	lines, err := readAll(t, r)
+	if err != io.EOF || fmt.Sprint(lines) != fmt.Sprint([]line{{"cccc", false}}) || r.Offset() != 15 || string(r.Partial()) != "d" {
+		t.Errorf("after Reset: %+v, %v, Offset %d, Partial %q", lines, err, r.Offset(), r.Partial())
+	}
+	if string(data) != "a\nb" {
+		t.Errorf("Reset read into data: %q", data)
+	}
+}
+
 func TestNoAllocs(t *testing.T) {
 	data := accessLog(1 << 20)
 	src := bytes.NewReader(data)
@@ -303,6 +365,21 @@ func FuzzLines(f *testing.F) {
 		out = append(out, r.Partial()...)
 		if !bytes.Equal(out, in) {
 			t.Fatalf("lines + partial = %q, want %q", out, in)
+		}
+
+		// NewBytes gives the same lines as New without MaxLineSize, out of in itself.
+		want, err := readAll(t, New(bytes.NewReader(in), Options{BufSize: int(bufSize % 512)}))
+		if err != io.EOF {
+			t.Fatal(err)
+		}
+		orig := bytes.Clone(in)
+		br := NewBytes(in)
+		got, err := readAll(t, br)
+		if err != io.EOF || fmt.Sprint(got) != fmt.Sprint(want) || int(br.Offset())+len(br.Partial()) != len(in) {
+			t.Fatalf("NewBytes: %+v %v, want %+v", got, err, want)
+		}
+		if !bytes.Equal(in, orig) {
+			t.Fatal("NewBytes wrote to its data")
 		}
 	})
 }

@@ -1,5 +1,6 @@
 // Package merge merges several inputs, each roughly in time order, into one stream ordered by
-// UTC instant: a k-way merge over a binary heap, O(N log K) for N entries from K inputs.
+// UTC instant: a k-way merge over a tournament tree of losers, O(N log K) for N entries from K
+// inputs, with one comparison per level when the winner's input moves on.
 //
 // Order: entries go out by (instant, input index), so equal instants keep the inputs' order and
 // each input's own order is kept (the merge is stable). An entry without a parsable timestamp
@@ -13,6 +14,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"math/bits"
 )
 
 // Source yields one input's entries in input order.
@@ -48,15 +50,35 @@ type input struct {
 	src   Source
 	index int
 	entry []byte
-	at    int64 // instant the entry is ordered by
 	prev  int64 // instant of the previous entry (math.MinInt64 before the first timestamp)
 	stats Stats
 }
 
+// key orders the inputs' head entries: by instant, then by input index; a done input's key is
+// above every entry's. It is one unsigned 128-bit number (hi, lo), so that a comparison needs no
+// branch: which of two logs has the earlier head is a coin toss that a predictor loses half the
+// time, and the mispredictions were most of the merge's cost.
+type key struct{ hi, lo uint64 }
+
+func entryKey(at int64, index int) key { return key{uint64(at) ^ 1<<63, uint64(index)} }
+
+// below is 1 when a < b, else 0.
+func (a key) below(b key) uint64 {
+	_, borrow := bits.Sub64(a.lo, b.lo, 0)
+	_, borrow = bits.Sub64(a.hi, b.hi, borrow)
+	return borrow
+}
+
 // Merger is the k-way merge. It is not safe for concurrent use.
+//
+// The tree of losers has the inputs as leaves, leaf i at node K+i, node j's parent at j/2; each
+// inner node keeps the input that lost the match played there, and node 0 the overall winner:
+// the input whose entry goes out next. When the winner's input moves on, it replays only the
+// matches on its own path to the root. A done input sorts after every entry, so it loses them all.
 type Merger struct {
 	inputs  []*input
-	heap    []*input      // min-heap by (at, index)
+	keys    []key         // keys[i] is the key of input i's head entry
+	tree    []int         // input indices: tree[0] the winner, tree[1:] the losers of inner nodes
 	failed  []*InputError // input failures not yet returned
 	started bool
 	last    *input // input whose entry was returned last; advanced on the next call
@@ -64,7 +86,7 @@ type Merger struct {
 
 // New merges the sources; their indices in the slice break ties.
 func New(sources []Source) *Merger {
-	m := &Merger{inputs: make([]*input, len(sources)), heap: make([]*input, 0, len(sources))}
+	m := &Merger{inputs: make([]*input, len(sources)), keys: make([]key, len(sources)), tree: make([]int, max(len(sources), 1))}
 	for i, s := range sources {
 		m.inputs[i] = &input{src: s, index: i, prev: math.MinInt64, stats: Stats{First: math.MaxInt64, Last: math.MinInt64}}
 	}
@@ -77,20 +99,16 @@ func (m *Merger) Next() (entry []byte, index int, err error) {
 	switch {
 	case !m.started:
 		m.started = true
+		if len(m.inputs) == 0 {
+			return nil, -1, io.EOF
+		}
 		for _, in := range m.inputs {
-			if m.advance(in) {
-				m.heap = append(m.heap, in)
-			}
+			m.advance(in)
 		}
-		for i := len(m.heap)/2 - 1; i >= 0; i-- {
-			m.down(i)
-		}
+		m.tree[0] = m.play(1)
 	case m.last != nil:
-		if m.advance(m.last) {
-			m.down(0)
-		} else {
-			m.popTop()
-		}
+		m.advance(m.last)
+		m.replay(m.last.index)
 		m.last = nil
 	}
 	if len(m.failed) > 0 {
@@ -98,10 +116,10 @@ func (m *Merger) Next() (entry []byte, index int, err error) {
 		m.failed = m.failed[1:]
 		return nil, e.Input, e
 	}
-	if len(m.heap) == 0 {
+	if m.keys[m.tree[0]].lo >= uint64(len(m.inputs)) { // the best input is done, so all are
 		return nil, -1, io.EOF
 	}
-	top := m.heap[0]
+	top := m.inputs[m.tree[0]]
 	m.last = top
 	return top.entry, top.index, nil
 }
@@ -109,14 +127,16 @@ func (m *Merger) Next() (entry []byte, index int, err error) {
 // Stats returns the counters of input i (its index in New's slice).
 func (m *Merger) Stats(i int) Stats { return m.inputs[i].stats }
 
-// advance loads the input's next entry; false when the input is done (a failure is queued).
-func (m *Merger) advance(in *input) bool {
+// advance loads the input's next entry; at the end it marks the input done (and queues a failure).
+func (m *Merger) advance(in *input) {
 	entry, at, timed, err := in.src.Next()
 	if err != nil {
 		if !errors.Is(err, io.EOF) {
 			m.failed = append(m.failed, &InputError{Input: in.index, Err: err})
 		}
-		return false
+		in.entry = nil
+		m.keys[in.index] = key{math.MaxUint64, uint64(len(m.inputs) + in.index)}
+		return
 	}
 	in.entry = entry
 	in.stats.Entries++
@@ -131,39 +151,35 @@ func (m *Merger) advance(in *input) bool {
 		in.stats.Last = max(in.stats.Last, at)
 		in.prev = at
 	}
-	// Only an input's head entry is in the heap, so an input that steps back keeps its own order.
-	in.at = at
-	return true
+	// Only an input's head entry is in the tree, so an input that steps back keeps its own order.
+	m.keys[in.index] = entryKey(at, in.index)
 }
 
-func (m *Merger) popTop() {
-	n := len(m.heap) - 1
-	m.heap[0] = m.heap[n]
-	m.heap = m.heap[:n]
-	if n > 0 {
-		m.down(0)
+// play fills the subtree under node (an inner node, or leaf K+i for input i) with its losers and
+// returns its winner.
+func (m *Merger) play(node int) int {
+	k := len(m.inputs)
+	if node >= k {
+		return node - k
 	}
-}
-
-func less(a, b *input) bool {
-	return a.at < b.at || (a.at == b.at && a.index < b.index)
-}
-
-func (m *Merger) down(i int) {
-	h := m.heap
-	for {
-		l := 2*i + 1
-		if l >= len(h) {
-			return
-		}
-		c := l
-		if r := l + 1; r < len(h) && less(h[r], h[l]) {
-			c = r
-		}
-		if !less(h[c], h[i]) {
-			return
-		}
-		h[i], h[c] = h[c], h[i]
-		i = c
+	a, b := m.play(2*node), m.play(2*node+1)
+	if m.keys[b].below(m.keys[a]) == 1 {
+		a, b = b, a
 	}
+	m.tree[node] = b
+	return a
+}
+
+// replay plays the matches from input w's leaf up after its entry changed; w was the winner.
+// The winner of each match is selected with a mask, not a branch.
+func (m *Merger) replay(w int) {
+	tree, keys := m.tree, m.keys
+	for node := (len(keys) + w) / 2; node > 0; node /= 2 {
+		l := tree[node]
+		lWins := -int(keys[l].below(keys[w])) // all ones or zero
+		win := w ^ (w^l)&lWins
+		tree[node] = w ^ l ^ win // the loser
+		w = win
+	}
+	tree[0] = w
 }

@@ -118,13 +118,13 @@ func TestMergeEmpty(t *testing.T) {
 	}
 }
 
-// TestMergeMatchesReference compares the heap merge with the definition it implements: at every
+// TestMergeMatchesReference compares the merge with the definition it implements: at every
 // step, take the head entry with the smallest (instant, input index), where an untimed entry has
 // its input's previous instant.
 func TestMergeMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	for iter := range 500 {
-		k := 1 + r.IntN(8)
+		k := 1 + r.IntN(17) // tree shapes of 1 to 17 leaves, powers of two or not
 		inputs := make([][]fakeEntry, k)
 		for i := range inputs {
 			at := r.Int64N(100)
@@ -183,35 +183,46 @@ func referenceMerge(inputs [][]fakeEntry) []string {
 	}
 }
 
+// BenchmarkMerge merges k inputs whose instants interleave either round-robin (every branch
+// predictable) or at random, as real logs do.
 func BenchmarkMerge(b *testing.B) {
-	for _, k := range []int{2, 7, 64} {
-		b.Run(fmt.Sprintf("inputs=%d", k), func(b *testing.B) {
-			const perInput = 10000
-			inputs := make([][]fakeEntry, k)
-			for i := range inputs {
-				for j := range perInput {
-					inputs[i] = append(inputs[i], timed("x", int64(j*k+i)))
-				}
-			}
-			sources := make([]Source, k)
-			srcs := make([]sliceSource, k)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				b.StopTimer()
-				for i := range srcs {
-					srcs[i].entries = inputs[i]
-					sources[i] = &srcs[i]
-				}
-				m := New(sources)
-				b.StartTimer()
-				for {
-					if _, _, err := m.Next(); err != nil {
-						break
+	for _, order := range []string{"roundrobin", "random"} {
+		for _, k := range []int{2, 7, 64} {
+			b.Run(fmt.Sprintf("order=%s/inputs=%d", order, k), func(b *testing.B) {
+				const perInput = 10000
+				r := rand.New(rand.NewPCG(1, uint64(k)))
+				inputs := make([][]fakeEntry, k)
+				for i := range inputs {
+					at := int64(0)
+					for j := range perInput {
+						if order == "random" {
+							at += r.Int64N(int64(2 * k))
+						} else {
+							at = int64(j*k + i)
+						}
+						inputs[i] = append(inputs[i], timed("x", at))
 					}
 				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*k*perInput), "ns/entry")
-		})
+				sources := make([]Source, k)
+				srcs := make([]sliceSource, k)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					b.StopTimer()
+					for i := range srcs {
+						srcs[i].entries = inputs[i]
+						sources[i] = &srcs[i]
+					}
+					m := New(sources)
+					b.StartTimer()
+					for {
+						if _, _, err := m.Next(); err != nil {
+							break
+						}
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*k*perInput), "ns/entry")
+			})
+		}
 	}
 }

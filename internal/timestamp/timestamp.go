@@ -39,7 +39,9 @@
 //
 // A Parser is safe for concurrent use. Parse allocates nothing in steady state (a small cache is
 // replaced when Location's offset or Now's month changes), except with Config.Regex, where the
-// regexp package allocates the submatch indices.
+// regexp package allocates the submatch indices. For CLF it remembers the last date it read, so
+// that the next lines of the same day parse only their time; goroutines that share a Parser over
+// logs of different dates get the same results, only a little slower.
 package timestamp
 
 import (
@@ -100,14 +102,15 @@ const (
 
 // Parser reads timestamps in one configured format.
 type Parser struct {
-	format format
-	ops    []op // compiled layout, for formatLayout
-	re     *regexp.Regexp
-	loc    *time.Location // nil when UTC: no zone lookups
-	now    func() time.Time
-	zone   atomic.Pointer[zoneSpan]  // last zone period used by Location
-	month  atomic.Pointer[monthSpan] // month of Now, for layouts without a year
-	calls  atomic.Uint32             // year-less parses, to read the clock now and then
+	format  format
+	ops     []op // compiled layout, for formatLayout
+	re      *regexp.Regexp
+	loc     *time.Location // nil when UTC: no zone lookups
+	now     func() time.Time
+	zone    atomic.Pointer[zoneSpan]  // last zone period used by Location
+	month   atomic.Pointer[monthSpan] // month of Now, for layouts without a year
+	calls   atomic.Uint32             // year-less parses, to read the clock now and then
+	clfDate dateCache                 // last CLF date, for formatCLF
 }
 
 // New checks cfg and compiles its layout and regexp.
@@ -174,7 +177,7 @@ func (p *Parser) Parse(entry []byte) (unixNano int64, ok bool) {
 	var c civil
 	switch p.format {
 	case formatCLF:
-		_, ok = parseCLF(b, &c)
+		return p.parseCLFInstant(b)
 	case formatRFC3339:
 		_, ok = parseRFC3339(skipBlanks(b), &c)
 	default:
@@ -222,7 +225,12 @@ func (p *Parser) instant(c *civil) (int64, bool) {
 	case p.loc != nil:
 		sec = p.wallToUTC(sec)
 	}
-	nsec := int64(c.nsec)
+	return unixNano(sec, c.nsec)
+}
+
+// unixNano converts Unix seconds and nanoseconds to Unix nanoseconds; false outside int64.
+func unixNano(sec int64, ns int) (int64, bool) {
+	nsec := int64(ns)
 	if sec >= minSafeSec && sec <= maxSafeSec {
 		return sec*1e9 + nsec, true
 	}

@@ -1,6 +1,7 @@
 package timestamp
 
 import (
+	"bytes"
 	"sync"
 	"testing"
 	"time"
@@ -444,6 +445,38 @@ func TestConcurrentUse(t *testing.T) {
 				got, ok := p.Parse(lines[k])
 				assert.True(t, ok)
 				assert.Equal(t, want[k], got)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestConcurrentCLFDates shares one Parser among goroutines reading different dates, so that its
+// date cache is replaced while others read it: every result must still be exact.
+func TestConcurrentCLFDates(t *testing.T) {
+	p := newParser(t, Config{})
+	var lines [][]byte
+	for _, d := range []string{"28/Feb/2024", "29/Feb/2024", "01/Mar/2024", "31/Dec/1999", "01/Jan/2000"} {
+		for _, tm := range []string{"00:00:00 +0000", "23:59:59 -0500", "12:30:15.25 +0930"} {
+			lines = append(lines, []byte("h - - ["+d+":"+tm+"] \"GET /\" 200 1"))
+		}
+	}
+	lines = append(lines, []byte("[30/Feb/2024:00:00:00 +0000]"), []byte("[29/Feb/2023:00:00:00 +0000]"))
+	want := make([]int64, len(lines))
+	wantOK := make([]bool, len(lines))
+	for i, l := range lines {
+		want[i], _, wantOK[i] = parseWith(newParser(t, Config{}), parseCLF)(l[bytes.IndexByte(l, '[')+1:])
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 5000 {
+				k := (i*(g+1) + g) % len(lines)
+				got, ok := p.Parse(lines[k])
+				if ok != wantOK[k] || got != want[k] {
+					t.Errorf("%q: %d %v, want %d %v", lines[k], got, ok, want[k], wantOK[k])
+					return
+				}
 			}
 		})
 	}
