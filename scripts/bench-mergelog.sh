@@ -34,13 +34,19 @@ for i in "${!offsets[@]}"; do
 done
 echo "inputs: ${#files[@]} files, $(cat "${files[@]}" | wc -l) lines, $(du -ch "${files[@]}" | tail -1 | cut -f1) (gzip: $(du -ch "${gzfiles[@]}" | tail -1 | cut -f1))"
 
-# run NAME OUTPUT CMD...: runs CMD with stdout to OUTPUT and records "wall user sys maxrss_kb".
+# run NAME OUTPUT CMD...: runs CMD 3 times with stdout to a fresh OUTPUT (removed first, so
+# truncating an old 900 MB file is not counted) and keeps the run with the median CPU time as
+# "wall user sys maxrss_kb" in $dir/NAME.time.
 run() {
 	local name=$1 out=$2
 	shift 2
-	/usr/bin/time -f "%e %U %S %M" -o "$dir/$name.time" "$@" >"$out"
+	for i in 1 2 3; do
+		rm -f "$out"
+		/usr/bin/time -f "%e %U %S %M" -o "$dir/$name.$i" "$@" >"$out" 2>/dev/null
+	done
+	sort -t' ' -k1,1n <(for i in 1 2 3; do awk '{print $2 + $3, $0}' "$dir/$name.$i"; done) | sed -n 2p | cut -d' ' -f2- >"$dir/$name.time"
 	read -r wall user sys rss <"$dir/$name.time"
-	printf "%-28s wall %6.2fs  cpu %6.2fs  peak RSS %4d MiB\n" "$name" "$wall" "$(awk -v u="$user" -v s="$sys" 'BEGIN {print u + s}')" $((rss / 1024))
+	printf "%-28s wall %6.2fs  cpu %6.2fs  peak RSS %4d MiB  (median of 3)\n" "$name" "$wall" "$(awk -v u="$user" -v s="$sys" 'BEGIN {print u + s}')" $((rss / 1024))
 }
 cpu() { awk '{print $2 + $3}' "$dir/$1.time"; }
 wall() { awk '{print $1}' "$dir/$1.time"; }
@@ -50,7 +56,6 @@ run "C mergelog 4.5" "$dir/out-c.log" mergelog "${files[@]}"
 run "ours (plain)" "$dir/out-go.log" _build/mergelog "${files[@]}"
 run "C zmergelog 4.5 (gzip)" "$dir/out-zc.log" zmergelog "${gzfiles[@]}"
 run "ours (gzip)" "$dir/out-zgo.log" _build/mergelog "${gzfiles[@]}"
-
 echo
 echo "checks (permutation of the inputs, UTC order):"
 for o in out-go out-zgo out-c; do
