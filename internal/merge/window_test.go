@@ -1,6 +1,8 @@
 package merge
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -11,8 +13,8 @@ type released struct {
 	heldFor int64
 }
 
-func collect(out *[]released) func(string, int64) {
-	return func(v string, h int64) { *out = append(*out, released{v, h}) }
+func collect[T any](out *[]released) func(T, int64) {
+	return func(v T, h int64) { *out = append(*out, released{fmt.Sprint(v), h}) }
 }
 
 func names(rs []released) []string {
@@ -29,17 +31,17 @@ func TestWindowHoldsUntilEveryInputReachesTheInstant(t *testing.T) {
 	var out []released
 	w.Push(a, 10, true, 0, "a10")
 	w.Push(a, 30, true, 0, "a30")
-	w.Release(0, collect(&out))
+	w.Release(0, collect[string](&out))
 	if len(out) != 0 {
 		t.Fatalf("released %v before b showed anything", names(out))
 	}
 	w.Push(b, 20, true, 1, "b20")
-	w.Release(1, collect(&out))
+	w.Release(1, collect[string](&out))
 	if got := names(out); !slices.Equal(got, []string{"a10", "b20"}) {
 		t.Fatalf("got %v, want a10 b20 (a30 waits for b to reach 30)", got)
 	}
 	w.Push(b, 40, true, 2, "b40")
-	w.Release(2, collect(&out))
+	w.Release(2, collect[string](&out))
 	if got := names(out); !slices.Equal(got, []string{"a10", "b20", "a30"}) {
 		t.Fatalf("got %v", got)
 	}
@@ -54,15 +56,15 @@ func TestWindowQuietInputDelaysAtMostTheWindow(t *testing.T) {
 	var out []released
 	w.Push(a, 10, true, 0, "a10")
 	w.Push(a, 20, true, 500, "a20")
-	w.Release(999, collect(&out))
+	w.Release(999, collect[string](&out))
 	if len(out) != 0 {
 		t.Fatalf("released %v before the window passed", names(out))
 	}
-	w.Release(1000, collect(&out))
+	w.Release(1000, collect[string](&out))
 	if got := names(out); !slices.Equal(got, []string{"a10"}) || out[0].heldFor != 1000 {
 		t.Fatalf("at the window: got %v", out)
 	}
-	w.Release(1500, collect(&out))
+	w.Release(1500, collect[string](&out))
 	if got := names(out); !slices.Equal(got, []string{"a10", "a20"}) || out[1].heldFor != 1000 {
 		t.Fatalf("got %v", out)
 	}
@@ -74,7 +76,7 @@ func TestWindowTimeoutReleasesEarlierInstantsFirst(t *testing.T) {
 	var out []released
 	w.Push(a, 50, true, 0, "a50")   // arrives first, times out first
 	w.Push(b, 20, true, 900, "b20") // earlier instant, arrived later
-	w.Release(1000, collect(&out))
+	w.Release(1000, collect[string](&out))
 	if got := names(out); !slices.Equal(got, []string{"b20", "a50"}) {
 		t.Fatalf("got %v, want b20 before a50 (order kept when a timeout releases)", got)
 	}
@@ -86,22 +88,22 @@ func TestWindowLateStarterAndBackwardsInput(t *testing.T) {
 	var out []released
 	w.Push(a, 10, true, 0, "a10")
 	w.Push(a, 20, true, 0, "a20")
-	w.Release(0, collect(&out)) // a is the only input: both go out
-	b := w.AddInput()           // starts late, with an older instant
+	w.Release(0, collect[string](&out)) // a is the only input: both go out
+	b := w.AddInput()                   // starts late, with an older instant
 	w.Push(b, 15, true, 1, "b15")
 	w.Push(a, 30, true, 1, "a30")
-	w.Release(1, collect(&out))
+	w.Release(1, collect[string](&out))
 	if got := names(out); !slices.Equal(got, []string{"a10", "a20", "b15"}) || w.Late() != 1 {
 		t.Fatalf("got %v late %d; want b15 released at once and counted late", got, w.Late())
 	}
 	// b goes backwards: the entry is still released, never lost.
 	w.Push(b, 5, true, 2, "b5")
 	w.Push(b, 40, true, 2, "b40")
-	w.Release(2, collect(&out))
+	w.Release(2, collect[string](&out))
 	if got := names(out); !slices.Equal(got, []string{"a10", "a20", "b15", "b5", "a30"}) || w.Late() != 2 {
 		t.Fatalf("got %v late %d", got, w.Late())
 	}
-	w.Flush(3, collect(&out))
+	w.Flush(3, collect[string](&out))
 	if got := names(out); got[len(got)-1] != "b40" || w.Len() != 0 {
 		t.Fatalf("flush: %v", got)
 	}
@@ -117,7 +119,7 @@ func TestWindowUntimedFollowsItsPredecessor(t *testing.T) {
 	w.Push(b, 10, true, 0, "b10")
 	w.Push(a, 20, true, 0, "a20")
 	w.Push(b, 20, true, 0, "b20")
-	w.Release(0, collect(&out))
+	w.Release(0, collect[string](&out))
 	want := []string{"a-head", "a10", "a10-cont", "b10", "a20", "b20"}
 	if got := names(out); !slices.Equal(got, want) {
 		t.Fatalf("got %v want %v", got, want)
@@ -132,7 +134,7 @@ func TestWindowFinishedInputsMergeExactly(t *testing.T) {
 		k := 1 + r.IntN(6)
 		w := NewWindow[int64](1 << 62) // timeouts never fire
 		type src struct {
-			in  *Input
+			in  *Input[int64]
 			ats []int64
 		}
 		srcs := make([]*src, k)
@@ -175,13 +177,138 @@ func TestWindowFinishedInputsMergeExactly(t *testing.T) {
 
 func BenchmarkWindow(b *testing.B) {
 	w := NewWindow[int](1 << 62)
-	ins := []*Input{w.AddInput(), w.AddInput(), w.AddInput(), w.AddInput()}
+	ins := []*Input[int]{w.AddInput(), w.AddInput(), w.AddInput(), w.AddInput()}
 	emit := func(int, int64) {}
 	b.ReportAllocs()
 	for i := range b.N {
 		w.Push(ins[i&3], int64(i), true, 0, i)
 		if i&63 == 63 {
 			w.Release(0, emit)
+		}
+	}
+}
+
+// refWindow is the window's specification, held entries in a plain list: a release picks the
+// least (instant, arrival) entry while it is due. An arrival raises the limit once, when it has
+// been waiting for the window, whether or not its entry is still held.
+type refWindow struct {
+	hold, frontier, late int64
+	inputs               []*refInput
+	held                 []refEntry
+	arrivals             []refEntry
+	seq                  int
+}
+
+type refInput struct {
+	latest, prev   int64
+	seen, finished bool
+}
+
+type refEntry struct {
+	at, arrived int64
+	seq, v      int
+}
+
+func (w *refWindow) push(in *refInput, at int64, timed bool, now int64, v int) {
+	if !timed {
+		at = in.prev
+	}
+	in.prev = at
+	if !in.seen || at > in.latest {
+		in.latest, in.seen = at, true
+	}
+	w.seq++
+	w.held = append(w.held, refEntry{at, now, w.seq, v})
+	w.arrivals = append(w.arrivals, refEntry{at, now, w.seq, v})
+}
+
+func (w *refWindow) release(now int64, flush bool) (out []released) {
+	limit := int64(math.MaxInt64)
+	for _, in := range w.inputs {
+		if in.finished {
+			continue
+		}
+		if !in.seen {
+			limit = math.MinInt64
+			break
+		}
+		limit = min(limit, in.latest)
+	}
+	for len(w.arrivals) > 0 && now-w.arrivals[0].arrived >= w.hold {
+		limit = max(limit, w.arrivals[0].at)
+		w.arrivals = w.arrivals[1:]
+	}
+	for len(w.held) > 0 {
+		i := 0
+		for j, e := range w.held {
+			if e.at < w.held[i].at || e.at == w.held[i].at && e.seq < w.held[i].seq {
+				i = j
+			}
+		}
+		e := w.held[i]
+		if !flush && e.at > limit && e.at >= w.frontier {
+			break
+		}
+		if e.at < w.frontier {
+			w.late++
+		}
+		w.frontier = max(w.frontier, e.at)
+		w.held = slices.Delete(w.held, i, i+1)
+		out = append(out, released{fmt.Sprint(e.v), now - e.arrived})
+	}
+	return out
+}
+
+// TestWindowMatchesSpecification drives the window and refWindow alike with inputs that start
+// late, stay quiet, go backwards, lack timestamps and finish, and compares what they release.
+func TestWindowMatchesSpecification(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for iter := range 300 {
+		hold := 1 + r.Int64N(50)
+		w := NewWindow[int](hold)
+		ref := &refWindow{hold: hold, frontier: math.MinInt64}
+		var ins []*Input[int]
+		var out []released
+		now, v := int64(0), 0
+		for range 200 {
+			switch op := r.IntN(10); {
+			case op == 0 || len(ins) == 0:
+				ins = append(ins, w.AddInput())
+				ref.inputs = append(ref.inputs, &refInput{latest: math.MinInt64, prev: math.MinInt64})
+			case op == 1:
+				i := r.IntN(len(ins))
+				if !ins[i].finished {
+					w.Finish(ins[i])
+					ref.inputs[i].finished = true
+				}
+			case op == 2:
+				now += r.Int64N(hold)
+				w.Release(now, collect[int](&out))
+				if want := ref.release(now, false); !slices.Equal(out, want) {
+					t.Fatalf("iter %d: released %v, want %v", iter, out, want)
+				}
+				out = out[:0]
+			default:
+				i := r.IntN(len(ins))
+				if ins[i].finished {
+					continue
+				}
+				at := ref.inputs[i].prev + r.Int64N(20) - 4 // mostly forwards
+				if !ref.inputs[i].seen {
+					at = r.Int64N(100)
+				}
+				timed := r.IntN(8) != 0
+				v++
+				w.Push(ins[i], at, timed, now, v)
+				ref.push(ref.inputs[i], at, timed, now, v)
+			}
+			if w.Len() != len(ref.held) {
+				t.Fatalf("iter %d: holds %d, want %d", iter, w.Len(), len(ref.held))
+			}
+		}
+		w.Flush(now, collect[int](&out))
+		if want := ref.release(now, true); !slices.Equal(out, want) || w.Late() != ref.late {
+			t.Fatalf("iter %d: flushed %v (late %d), want %v (late %d)", iter, out, w.Late(), want, ref.late)
 		}
 	}
 }

@@ -39,8 +39,8 @@
 // entry carrying that line's end offset. With Truncate, the first MaxBytes bytes of the entry are
 // kept and the rest, up to the end of the entry, is discarded and counted.
 //
-// In steady state a line costs one or two pattern checks and one copy into a reused buffer, with
-// no allocation.
+// In steady state a line costs one or two pattern checks and one copy into a reused buffer (none
+// for a line that is an entry on its own: the sink gets the caller's bytes), with no allocation.
 package multiline
 
 import (
@@ -299,10 +299,23 @@ func (j *Joiner) unmatched() {
 	j.reset()
 }
 
-// single gives line to the sink as an entry of its own (caps apply); nothing is open.
+// single gives line to the sink as an entry of its own (caps apply); nothing is open. The line
+// goes out as it is, without a copy into buf: that is what add and emit would give the sink.
 func (j *Joiner) single(line []byte, end int64) {
-	j.add(line, end)
-	j.emit()
+	switch maxBytes := j.cfg.MaxBytes; {
+	case maxBytes <= 0 || len(line) <= maxBytes:
+	case j.cfg.Truncate:
+		j.stats.Truncated++
+		j.stats.TruncatedBytes += int64(len(line) - maxBytes)
+		line = line[:maxBytes]
+	default:
+		for len(line) > maxBytes {
+			j.stats.Split++
+			j.out(line[:maxBytes], end)
+			line = line[maxBytes:]
+		}
+	}
+	j.out(line, end)
 }
 
 // orphan is single for a line that belongs to no entry.

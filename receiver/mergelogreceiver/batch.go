@@ -2,6 +2,7 @@ package mergelogreceiver
 
 import (
 	"time"
+	"unsafe"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -65,7 +66,8 @@ func (b *batch) add(e *entry, rawBody, recordNumber bool) {
 	}
 	lr := b.records.AppendEmpty()
 	if rawBody {
-		lr.Body().SetEmptyBytes().FromRaw([]byte(e.body))
+		// FromRaw copies: the arena's bytes are only read.
+		lr.Body().SetEmptyBytes().FromRaw(unsafe.Slice(unsafe.StringData(e.body), len(e.body)))
 	} else {
 		lr.Body().SetStr(e.body)
 	}

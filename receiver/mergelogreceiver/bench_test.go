@@ -1,8 +1,10 @@
 package mergelogreceiver
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -15,6 +17,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
+	"github.com/mergelog/otelcol-mergelog/internal/loggen"
 	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/metadata"
 )
 
@@ -27,33 +30,60 @@ func BenchmarkReceiver(b *testing.B) {
 		return fmt.Sprintf(`10.0.%d.%d - - [01/Jan/2024:00:%02d:%02d +0000] "GET /api/items/%d HTTP/1.1" 200 %d "-" "bench/1.0"`,
 			f, i%250, i/60%60, i%60, i, 100+i%900)
 	}
+	// lineFiles writes lines/files lines of entry into each of files files.
+	lineFiles := func(files int, entry func(f, i int) string) func(f int, w io.Writer) {
+		return func(f int, w io.Writer) {
+			bw := bufio.NewWriter(w)
+			for i := range lines / files {
+				bw.WriteString(entry(f, i))
+				bw.WriteByte('\n')
+			}
+			bw.Flush()
+		}
+	}
+	// The workloads of the issue's targets, as bench/ generates them: the Logtail article's
+	// multiline log, realistic CLF lines, and seven CLF logs in different UTC offsets merged.
+	offsets := []int{0, 3600, -5 * 3600, 9 * 3600, 5*3600 + 1800, -8 * 3600, 10 * 3600}
+	genCLF := func(f int, w io.Writer) {
+		err := loggen.WriteCLF(w, loggen.CLF{Start: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC),
+			Span: 24 * time.Hour, Lines: lines, Offset: offsets[f], Seed: uint64(f + 1)})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	merge := func(c *Config) {
+		c.Timestamp = &TimestampConfig{Format: "clf"}
+		c.Merge = MergeConfig{Enabled: true, Window: time.Second, MaxHeldPerFile: 10000}
+	}
 	for _, bc := range []struct {
-		name  string
-		files int
-		entry func(f, i int) string
-		setup func(*Config)
+		name    string
+		files   int
+		entries int64
+		write   func(f int, w io.Writer)
+		setup   func(*Config)
 	}{
-		{"plain", 1, clf, func(*Config) {}},
-		{"multiline", 1, func(f, i int) string {
+		{"plain", 1, lines, lineFiles(1, clf), func(*Config) {}},
+		{"multiline", 1, lines / 5, lineFiles(1, func(f, i int) string {
 			if i%5 == 0 {
 				return fmt.Sprintf("2024-01-01 00:00:%02d ERROR request %d failed", i%60, i)
 			}
 			return fmt.Sprintf("\tat com.example.Service.method%d(Service.java:%d)", i%7, i)
-		}, func(c *Config) { c.Multiline.LineStartPattern = `\d{4}-\d{2}-\d{2}` }},
-		{"merge", 3, clf, func(c *Config) {
-			c.Timestamp = &TimestampConfig{Format: "clf"}
-			c.Merge = MergeConfig{Enabled: true, Window: time.Second, MaxHeldPerFile: 10000}
-		}},
+		}), func(c *Config) { c.Multiline.LineStartPattern = `\d{4}-\d{2}-\d{2}` }},
+		{"merge", 3, lines, lineFiles(3, clf), merge},
+		{"logtail", 1, lines / 4, func(_ int, w io.Writer) {
+			if err := loggen.WriteLogtail(w, lines/4); err != nil {
+				b.Fatal(err)
+			}
+		}, func(c *Config) { c.Multiline.LineStartPattern = `cnt.*` }},
+		{"clf", 1, lines, genCLF, func(*Config) {}},
+		{"merge7", len(offsets), lines * int64(len(offsets)), genCLF, merge},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			dir := b.TempDir()
 			size := 0
 			for f := range bc.files {
 				var sb strings.Builder
-				for i := range lines / bc.files {
-					sb.WriteString(bc.entry(f, i))
-					sb.WriteByte('\n')
-				}
+				bc.write(f, &sb)
 				size += sb.Len()
 				writeFile(b, filepath.Join(dir, fmt.Sprintf("f%d.log", f)), sb.String())
 			}
@@ -61,10 +91,6 @@ func BenchmarkReceiver(b *testing.B) {
 			cfg.PollInterval = 100 * time.Millisecond
 			cfg.Batch.Timeout = 5 * time.Millisecond
 			bc.setup(cfg)
-			want := int64(lines)
-			if cfg.Multiline.LineStartPattern != "" {
-				want = lines / 5
-			}
 			b.SetBytes(int64(size))
 			b.ReportAllocs()
 			cpu0 := cpuTime(b)
@@ -82,7 +108,7 @@ func BenchmarkReceiver(b *testing.B) {
 					b.Fatal(err)
 				}
 				// The last multiline entry waits for force_flush_period: count up to it.
-				for n.Load() < want-1 {
+				for n.Load() < bc.entries-1 {
 					time.Sleep(time.Millisecond)
 				}
 				if err := r.Shutdown(context.Background()); err != nil {

@@ -20,11 +20,12 @@ type entryRules struct {
 	omitEnd   *linestart.Matcher // with omit_pattern: cut from the start of each entry's last line
 	trimLeft  bool
 	trimRight bool
-	encoding  string
+	validUTF8 bool              // utf-8: invalid bytes become U+FFFD
 	parser    *timestamp.Parser // nil without a timestamp section
 	resource  pcommon.Map
 	static    pcommon.Map // the attributes key
 	scratch   []byte      // for omit_pattern with line_end_pattern
+	arena     arena       // the bodies
 }
 
 // newEntryRules compiles cfg; Validate has checked every part of it.
@@ -37,7 +38,7 @@ func newEntryRules(cfg *Config) (entryRules, error) {
 		},
 		trimLeft:  !cfg.PreserveLeadingWhitespaces,
 		trimRight: !cfg.PreserveTrailingWhitespaces,
-		encoding:  cfg.Encoding,
+		validUTF8: cfg.Encoding == encodingUTF8 || cfg.Encoding == "utf8",
 		resource:  staticMap(cfg.Resource),
 		static:    staticMap(cfg.Attributes),
 	}
@@ -117,11 +118,35 @@ func (p *entryRules) shape(text []byte) []byte {
 // isSpace is file_log's whitespace for trimming.
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
-// body copies the text out as the record body: with utf-8, invalid bytes become U+FFFD (checked
-// first, so valid text is copied once); utf-8-raw and nop keep the bytes as they are.
+// body copies the text out as the record body, into the arena: with utf-8, invalid bytes become
+// U+FFFD; utf-8-raw and nop keep the bytes as they are.
 func (p *entryRules) body(text []byte) string {
-	if (p.encoding == encodingUTF8 || p.encoding == "utf8") && !utf8.Valid(text) {
-		return strings.ToValidUTF8(string(text), "\uFFFD")
+	if p.validUTF8 && !utf8.Valid(text) {
+		text = bytes.ToValidUTF8(text, []byte("\uFFFD"))
 	}
-	return string(text)
+	return p.arena.str(text)
+}
+
+// arenaChunk is the size of the arena's chunks, the largest of Go's small size classes (a larger
+// allocation takes the heap lock); a body costs an allocation of its own only when it is larger
+// than a quarter of it.
+const arenaChunk = 32 << 10
+
+// arena makes record bodies without an allocation each: bodies are cut from the string of a
+// strings.Builder, which only appends (so the bytes of a string it gave out are never written
+// again) and, unlike make, does not zero its buffer first. A full chunk is replaced, and is
+// garbage once no body in it is referenced any more.
+type arena struct{ chunk strings.Builder }
+
+func (a *arena) str(text []byte) string {
+	if len(text) > a.chunk.Cap()-a.chunk.Len() {
+		if len(text) > arenaChunk/4 {
+			return string(text)
+		}
+		a.chunk.Reset()
+		a.chunk.Grow(arenaChunk)
+	}
+	start := a.chunk.Len()
+	a.chunk.Write(text)
+	return a.chunk.String()[start:]
 }

@@ -31,11 +31,11 @@ type fileState struct {
 	file      *filetrack.File
 	id        uint64
 	joiner    *multiline.Joiner
-	input     *merge.Input // nil without merge
-	attrs     pcommon.Map  // static and log.file.* attributes, copied into each record
-	attrBytes int          // their size, for batch.max_bytes
-	path      string       // the path attrs were built for
-	records   int64        // record number of the last entry
+	input     *merge.Input[uint32] // nil without merge
+	attrs     pcommon.Map          // static and log.file.* attributes, copied into each record
+	attrBytes int                  // their size, for batch.max_bytes
+	path      string               // the path attrs were built for
+	records   int64                // record number of the last entry
 	out       outstanding
 	lastData  time.Time // when a line or partial-line byte last arrived (force_flush_period)
 	partial   int       // length of the partial last line at lastData
