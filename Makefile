@@ -45,6 +45,10 @@ bench:
 bench-mergelog:
 	./scripts/bench-mergelog.sh
 
+# Every fuzz target for FUZZTIME (default 30s) each; the seed corpora also run in `make test`.
+fuzz:
+	./scripts/fuzz.sh
+
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 		if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
