@@ -26,6 +26,7 @@ test: lint unit validate e2e
 
 unit:
 	$(GO) test -race -count=1 ./...
+	cd bench && $(GO) test -race -count=1 ./...
 
 # Tests that run the built collector as a process (they skip under plain `go test`).
 e2e: $(COLLECTOR)

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// input is a set of generated files and what a receiver must deliver from them.
+type input struct {
+	glob    string
+	bytes   int64 // total file size
+	entries int64 // records expected: lines, or multiline entries
+}
+
+// generator makes the workloads with the main module's genlogs (package loggen is internal
+// to the main module, so it is run, not imported). Files are written under a temporary name
+// and renamed when complete, so that a kept data directory never offers a partial one.
+type generator struct {
+	bin  string
+	data string
+}
+
+func newGenerator(repo, data string) (*generator, error) {
+	bin := filepath.Join(data, "genlogs")
+	cmd := exec.Command("go", "build", "-o", bin, "./internal/loggen/genlogs")
+	cmd.Dir = repo
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("building genlogs in %s: %w", repo, err)
+	}
+	return &generator{bin: bin, data: data}, nil
+}
+
+// logtail is one file of the Logtail article's workload: a ~1100 B "cnt:N,..." line followed
+// by three stack-frame lines per entry.
+func (g *generator) logtail(size int64) (input, error) {
+	path := filepath.Join(g.data, fmt.Sprintf("logtail-%dMB.log", size/1e6))
+	if err := g.file(path, size, "-kind", "logtail"); err != nil {
+		return input{}, err
+	}
+	return count(path, []string{path}, []byte("cnt"))
+}
+
+// clf is one Combined Log Format access log: plain lines.
+func (g *generator) clf(size int64) (input, error) {
+	path := filepath.Join(g.data, fmt.Sprintf("clf-%dMB.log", size/1e6))
+	if err := g.file(path, size, "-kind", "clf", "-seed", "1"); err != nil {
+		return input{}, err
+	}
+	return count(path, []string{path}, nil)
+}
+
+// mergeOffsets are the UTC offsets of the seven servers whose access logs are merged.
+var mergeOffsets = []string{"+0000", "+0100", "-0500", "+0900", "+0530", "-0800", "+1000"}
+
+// merge is seven access logs written in different UTC offsets, covering the same day.
+func (g *generator) merge(size int64) (input, error) {
+	dir := filepath.Join(g.data, fmt.Sprintf("merge-%dMB", size/1e6))
+	var paths []string
+	for i, off := range mergeOffsets {
+		p := filepath.Join(dir, fmt.Sprintf("server%d.log", i))
+		paths = append(paths, p)
+		if _, err := os.Stat(p); err == nil {
+			continue
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return input{}, err
+		}
+		if err := g.file(p, size/int64(len(mergeOffsets)), "-kind", "clf", "-offset", off, "-seed", fmt.Sprint(i+1)); err != nil {
+			return input{}, err
+		}
+	}
+	return count(filepath.Join(dir, "*.log"), paths, nil)
+}
+
+// file writes about size bytes of genlogs output with args to path, unless path exists.
+func (g *generator) file(path string, size int64, args ...string) error {
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	// Size one entry from a sample, then ask for as many entries as fill size.
+	sample := path + ".sample"
+	const n = 2000
+	if err := g.run(append(args, "-lines", fmt.Sprint(n), "-o", sample)...); err != nil {
+		return err
+	}
+	st, err := os.Stat(sample)
+	os.Remove(sample)
+	if err != nil {
+		return err
+	}
+	entries := max(size*n/st.Size(), 1)
+	fmt.Fprintf(os.Stderr, "generating %s (%d entries)\n", path, entries)
+	tmp := path + ".tmp"
+	if err := g.run(append(args, "-lines", fmt.Sprint(entries), "-o", tmp)...); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func (g *generator) run(args ...string) error {
+	cmd := exec.Command(g.bin, args...)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("genlogs %v: %w", args, err)
+	}
+	return nil
+}
+
+// count reads the files to find what a receiver must deliver: the lines that start with
+// prefix, or, with a nil prefix, every non-empty line.
+func count(glob string, paths []string, prefix []byte) (input, error) {
+	in := input{glob: glob}
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return in, err
+		}
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return in, err
+		}
+		in.bytes += st.Size()
+		s := bufio.NewScanner(f)
+		s.Buffer(make([]byte, 1<<20), 1<<20)
+		for s.Scan() {
+			if len(s.Bytes()) > 0 && bytes.HasPrefix(s.Bytes(), prefix) {
+				in.entries++
+			}
+		}
+		f.Close()
+		if err := s.Err(); err != nil {
+			return in, fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	return in, nil
+}

@@ -1,0 +1,77 @@
+package bench
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mergelog/otelcol-mergelog/bench/internal/rig"
+)
+
+// The fixtures in testdata: access.log (genlogs -kind clf -lines 1000 -seed 7 -offset +0200)
+// and app.log (genlogs -kind java -lines 1500 -seed 5), CRLF copies of their first lines, the
+// last 50 access lines without the final newline, and access lines mixed with empty,
+// blank and space-padded lines.
+
+// TestSameAsFileLog runs file_log and mergelog with the same keys over the same fixtures and
+// expects the same records: the same bodies, in the same order within each file, with the
+// same log.file.name. Multiline patterns start with ^, where file_log's unanchored search and
+// mergelog's anchored prefix match agree.
+func TestSameAsFileLog(t *testing.T) {
+	const javaStart = `^\d{4}-\d{2}-\d{2}`
+	for _, tc := range []struct {
+		name      string
+		glob      string
+		lineStart string
+	}{
+		{"single-line", "access.log", ""},
+		{"multiline", "app.log", javaStart},
+		{"CRLF", "crlf-access.log", ""},
+		{"CRLF multiline", "crlf-app.log", javaStart},
+		{"no final newline", "no-final-newline.log", ""},
+		{"empty lines", "empty-lines.log", ""},
+		{"all files, single-line", "*.log", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			glob, err := filepath.Abs(filepath.Join("testdata", tc.glob))
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys := map[string]any{
+				"include":  []any{glob},
+				"start_at": "beginning",
+				// Short periods so that the entry at the end of a file (not followed by a
+				// newline or by the next start line) is flushed soon.
+				"poll_interval":      "50ms",
+				"force_flush_period": "200ms",
+			}
+			if tc.lineStart != "" {
+				keys["multiline"] = map[string]any{"line_start_pattern": tc.lineStart}
+			}
+			var want, got recorder
+			start(t, rig.FileLog, keys, &want, rig.Host{})
+			start(t, rig.Mergelog, keys, &got, rig.Host{})
+			waitSame(&want, &got, time.Second, 30*time.Second)
+			wantByFile, gotByFile := byFile(want.snapshot()), byFile(got.snapshot())
+			t.Logf("file_log: %d records from %d files", want.len(), len(wantByFile))
+			if len(gotByFile) != len(wantByFile) {
+				t.Errorf("records from %d files, file_log has %d", len(gotByFile), len(wantByFile))
+			}
+			for file, w := range wantByFile {
+				if d := firstDiff(w, gotByFile[file]); d != "" {
+					t.Errorf("%s: mergelog differs from file_log at %s", file, d)
+				}
+			}
+		})
+	}
+}
+
+// byFile groups records by log.file.name, keeping their order.
+func byFile(records []record) map[string][]record {
+	m := map[string][]record{}
+	for _, r := range records {
+		m[r.file] = append(m[r.file], r)
+	}
+	return m
+}

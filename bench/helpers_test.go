@@ -1,0 +1,156 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/receiver"
+
+	"github.com/mergelog/otelcol-mergelog/bench/internal/rig"
+)
+
+// record is what the tests compare of a log record.
+type record struct {
+	file string // log.file.name
+	body string
+}
+
+// recorder is a consumer that keeps every record it accepts. When gate is set, it is asked
+// first and the batch is accepted only if it returns nil.
+type recorder struct {
+	mu      sync.Mutex
+	records []record
+	batches int
+	gate    func(ctx context.Context, batch int) error
+}
+
+func (r *recorder) Capabilities() consumer.Capabilities { return consumer.Capabilities{} }
+
+func (r *recorder) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
+	r.mu.Lock()
+	batch := r.batches
+	r.batches++
+	r.mu.Unlock()
+	if r.gate != nil {
+		if err := r.gate(ctx, batch); err != nil {
+			return err
+		}
+	}
+	got := recordsOf(ld)
+	r.mu.Lock()
+	r.records = append(r.records, got...)
+	r.mu.Unlock()
+	return nil
+}
+
+// recordsOf extracts the records of ld.
+func recordsOf(ld plog.Logs) []record {
+	var out []record
+	rls := ld.ResourceLogs()
+	for i := range rls.Len() {
+		sls := rls.At(i).ScopeLogs()
+		for j := range sls.Len() {
+			lrs := sls.At(j).LogRecords()
+			for k := range lrs.Len() {
+				lr := lrs.At(k)
+				name, _ := lr.Attributes().Get("log.file.name")
+				out = append(out, record{file: name.AsString(), body: lr.Body().AsString()})
+			}
+		}
+	}
+	return out
+}
+
+func (r *recorder) snapshot() []record {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]record(nil), r.records...)
+}
+
+func (r *recorder) len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.records)
+}
+
+// start starts rcv with keys on host and shuts it down when the test ends (again: a second
+// Shutdown is a no-op for both receivers).
+func start(t *testing.T, rcv rig.Receiver, keys map[string]any, next *recorder, host component.Host) receiver.Logs {
+	t.Helper()
+	r, err := rcv.Start(t.Context(), keys, next, host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := r.Shutdown(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	return r
+}
+
+// waitFor polls until cond holds, failing the test after timeout.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// waitQuiet waits until r has records and has received no more for quiet, a time longer than
+// the receivers' flush and poll periods, so that everything they were going to send is in.
+func waitQuiet(t *testing.T, r *recorder, quiet, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	n, since := -1, time.Now()
+	for {
+		if m := r.len(); m != n {
+			n, since = m, time.Now()
+		} else if n > 0 && time.Since(since) >= quiet {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for records to stop arriving (have %d)", timeout, n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitSame waits until a and b have received the same number of records and neither has
+// received more for quiet, a time longer than the receivers' flush and poll periods. After
+// timeout it returns anyway, for the caller to show how they differ.
+func waitSame(a, b *recorder, quiet, timeout time.Duration) {
+	deadline := time.Now().Add(timeout)
+	na, nb, since := -1, -1, time.Now()
+	for time.Now().Before(deadline) {
+		if ma, mb := a.len(), b.len(); ma != na || mb != nb {
+			na, nb, since = ma, mb, time.Now()
+		} else if na == nb && na > 0 && time.Since(since) >= quiet {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// firstDiff describes where got first differs from want, or returns "".
+func firstDiff[T comparable](want, got []T) string {
+	for i := range min(len(want), len(got)) {
+		if want[i] != got[i] {
+			return fmt.Sprintf("item %d:\n want %q\n  got %q", i, any(want[i]), any(got[i]))
+		}
+	}
+	if len(want) != len(got) {
+		return fmt.Sprintf("%d items, want %d", len(got), len(want))
+	}
+	return ""
+}

@@ -1,0 +1,286 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/mergelog/otelcol-mergelog/bench/internal/rig"
+)
+
+// crashChildEnv, when set, makes the test binary run crashChild instead of the tests: the
+// process that TestRestartAfterKill kills.
+const crashChildEnv = "MERGELOG_BENCH_CRASH_CHILD"
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(crashChildEnv); dir != "" {
+		crashChild(dir)
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// batchSize is mergelog's batch.max_records in these tests: small, so that a file takes many
+// deliveries and a checkpoint follows each.
+const batchSize = 50
+
+// restartKeys configures mergelog to read dir/app.log from the beginning, checkpointing in
+// the file_storage extension.
+func restartKeys(dir string) map[string]any {
+	return map[string]any{
+		"include":       []any{filepath.Join(dir, "app.log")},
+		"start_at":      "beginning",
+		"poll_interval": "50ms",
+		"storage":       rig.FileStorageID.String(),
+		"batch":         map[string]any{"max_records": batchSize},
+	}
+}
+
+// storageHost starts a file_storage extension over dir/storage, stopped when the test ends.
+func storageHost(t *testing.T, dir string) component.Host {
+	t.Helper()
+	ext, err := rig.StartFileStorage(t.Context(), filepath.Join(dir, "storage"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := ext.Shutdown(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	return rig.Host{rig.FileStorageID: ext}
+}
+
+// lines returns the numbered lines [from, to) of the test log.
+func lines(from, to int) []string {
+	var out []string
+	for i := from; i < to; i++ {
+		out = append(out, fmt.Sprintf("line %05d %s", i, strings.Repeat("x", 1+i%40)))
+	}
+	return out
+}
+
+func appendLines(t testing.TB, path string, ls []string) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(strings.Join(ls, "\n") + "\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func bodies(rs []record) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.body
+	}
+	return out
+}
+
+// TestRestartGraceful shuts mergelog down in the middle of a file while its consumer is slow,
+// appends lines, and restarts it on the same file_storage: the two runs together deliver every
+// line exactly once, in order.
+func TestRestartGraceful(t *testing.T) {
+	const before, after = 5000, 6000 // lines before the first run, after the restart
+	dir := t.TempDir()
+	log := filepath.Join(dir, "app.log")
+	appendLines(t, log, lines(0, before))
+
+	// Slow, and like an exporter it gives up a batch when the receiver cancels the call.
+	slow := &recorder{gate: func(ctx context.Context, _ int) error {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+			return nil
+		}
+	}}
+	host := storageHost(t, dir)
+	r := start(t, rig.Mergelog, restartKeys(dir), slow, host)
+	waitFor(t, 20*time.Second, "the first 500 records", func() bool { return slow.len() >= 500 })
+	if err := r.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	first := bodies(slow.snapshot())
+	t.Logf("shut down after %d records", len(first))
+	if len(first) >= before {
+		t.Fatalf("the first run read the whole file (%d records): slow the consumer down", len(first))
+	}
+
+	appendLines(t, log, lines(before, after))
+	var rest recorder
+	start(t, rig.Mergelog, restartKeys(dir), &rest, host)
+	waitFor(t, 20*time.Second, "all records", func() bool { return len(first)+rest.len() >= after })
+	waitQuiet(t, &rest, 500*time.Millisecond, 10*time.Second) // duplicates would come now
+	if d := firstDiff(lines(0, after), append(first, bodies(rest.snapshot())...)); d != "" {
+		t.Errorf("first run (%d records) + restart: %s", len(first), d)
+	}
+}
+
+// TestRestartUnaccepted stops mergelog while its consumer holds a batch without accepting it:
+// after a restart on the same file_storage, exactly the records not accepted come again.
+func TestRestartUnaccepted(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "app.log")
+	appendLines(t, log, lines(0, 1000))
+
+	const accepted = 3
+	stuck := make(chan struct{})
+	blocking := &recorder{gate: func(ctx context.Context, batch int) error {
+		if batch < accepted {
+			return nil
+		}
+		if batch == accepted {
+			close(stuck)
+		}
+		<-ctx.Done() // held until the receiver gives up on it at shutdown
+		return ctx.Err()
+	}}
+	host := storageHost(t, dir)
+	r := start(t, rig.Mergelog, restartKeys(dir), blocking, host)
+	select {
+	case <-stuck:
+	case <-time.After(20 * time.Second):
+		t.Fatal("timed out waiting for the batch the consumer holds")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if err := r.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	first := bodies(blocking.snapshot())
+	if len(first) != accepted*batchSize {
+		t.Fatalf("the consumer accepted %d records, want %d", len(first), accepted*batchSize)
+	}
+
+	var rest recorder
+	start(t, rig.Mergelog, restartKeys(dir), &rest, host)
+	waitFor(t, 20*time.Second, "the records not accepted", func() bool { return len(first)+rest.len() >= 1000 })
+	waitQuiet(t, &rest, 500*time.Millisecond, 10*time.Second)
+	if d := firstDiff(lines(len(first), 1000), bodies(rest.snapshot())); d != "" {
+		t.Errorf("after the restart: %s", d)
+	}
+}
+
+// TestRestartAfterKill runs mergelog in a child process that writes each batch it accepts to
+// a file, kills it with SIGKILL in the middle of the input, and reads on from its checkpoint:
+// nothing is lost, and only records accepted after the last checkpoint (at most one batch,
+// as the checkpoint follows each accepted batch) come twice.
+func TestRestartAfterKill(t *testing.T) {
+	const total = 6000
+	dir := t.TempDir()
+	appendLines(t, filepath.Join(dir, "app.log"), lines(0, total))
+	acceptedPath := filepath.Join(dir, "accepted")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), crashChildEnv+"="+dir)
+	cmd.Stderr = os.Stderr
+	// The child exits when this pipe closes, so it cannot outlive a failed test.
+	if _, err := cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	waitFor(t, 30*time.Second, "the child to accept 1000 records", func() bool {
+		return len(readLines(t, acceptedPath)) >= 1000
+	})
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Fatalf("the child ended with %v, want killed", err)
+	}
+	accepted := readLines(t, acceptedPath)
+	if len(accepted) >= total {
+		t.Fatalf("the child read the whole file (%d records) before it was killed", len(accepted))
+	}
+	if d := firstDiff(lines(0, len(accepted)), accepted); d != "" {
+		t.Fatalf("the child accepted: %s", d)
+	}
+
+	var rest recorder
+	start(t, rig.Mergelog, restartKeys(dir), &rest, storageHost(t, dir))
+	waitFor(t, 20*time.Second, "the rest of the file", func() bool {
+		rs := rest.snapshot()
+		return len(rs) > 0 && rs[len(rs)-1].body == lines(total-1, total)[0]
+	})
+	got := bodies(rest.snapshot())
+	resumed := total - len(got)
+	t.Logf("the child accepted %d records before it was killed; the restart resumed at %d", len(accepted), resumed)
+	if resumed > len(accepted) {
+		t.Fatalf("lost lines %d to %d: the child accepted up to %d, the restart began at %d",
+			len(accepted), resumed, len(accepted), resumed)
+	}
+	if dup := len(accepted) - resumed; dup > batchSize {
+		t.Errorf("%d records came twice, more than the one batch (%d) in flight", dup, batchSize)
+	}
+	if d := firstDiff(lines(max(resumed, 0), total), got); d != "" {
+		t.Errorf("after the restart: %s", d)
+	}
+}
+
+// crashChild runs mergelog over dir/app.log with file_storage, appending the records of each
+// batch to dir/accepted before accepting it, until it is killed.
+func crashChild(dir string) {
+	out, err := os.OpenFile(filepath.Join(dir, "accepted"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		panic(err)
+	}
+	next, err := consumer.NewLogs(func(_ context.Context, ld plog.Logs) error {
+		time.Sleep(5 * time.Millisecond) // slow enough to be killed in the middle of the file
+		var b strings.Builder
+		for _, r := range recordsOf(ld) {
+			b.WriteString(r.body + "\n")
+		}
+		_, err := out.WriteString(b.String()) // one write: a kill leaves all of it or none
+		return err
+	})
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	ext, err := rig.StartFileStorage(ctx, filepath.Join(dir, "storage"))
+	if err != nil {
+		panic(err)
+	}
+	if _, err := rig.Mergelog.Start(ctx, restartKeys(dir), next, rig.Host{rig.FileStorageID: ext}); err != nil {
+		panic(err)
+	}
+	_, _ = io.Copy(io.Discard, os.Stdin) // until killed, or the test process is gone
+	os.Exit(1)
+}
+
+func readLines(t *testing.T, path string) []string {
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []string
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		out = append(out, s.Text())
+	}
+	return out
+}
