@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"sync"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -106,7 +107,9 @@ func TestEarlyClose(t *testing.T) {
 // goroutine's Read of the source returned, so the caller may close it.
 func TestCloseWaitsForSource(t *testing.T) {
 	pr, pw := io.Pipe()
-	r := New(pr, 1024, 2)
+	src := &signalReader{r: pr, reading: make(chan struct{})}
+	r := New(src, 1024, 2)
+	<-src.reading // the goroutine is inside the source's Read, blocked on the pipe
 	closed := make(chan struct{})
 	go func() {
 		r.Close()
@@ -120,6 +123,18 @@ func TestCloseWaitsForSource(t *testing.T) {
 	}
 	pw.Close() // unblocks the source Read
 	<-closed
+}
+
+// signalReader closes reading when its first Read starts.
+type signalReader struct {
+	r       io.Reader
+	reading chan struct{}
+	once    sync.Once
+}
+
+func (s *signalReader) Read(p []byte) (int, error) {
+	s.once.Do(func() { close(s.reading) })
+	return s.r.Read(p)
 }
 
 func TestNoAllocs(t *testing.T) {
