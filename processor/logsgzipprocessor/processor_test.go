@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -454,11 +455,11 @@ func TestWorkers(t *testing.T) {
 	p, _ := newTestProcessor(t, func(c *Config) { c.MaxWorkers = 2 })
 	assert.Equal(t, 1, p.workers(100, 100*(recordCost+50)), "small batches stay on the caller")
 	assert.Equal(t, 1, p.workers(1, 1<<30), "one record is never split")
-	if gmp := runtimeGOMAXPROCS(); gmp >= 2 {
+	if gmp := runtime.GOMAXPROCS(0); gmp >= 2 {
 		assert.Equal(t, 2, p.workers(10000, 1<<30), "bounded by max_workers")
 	}
 	p.maxWorkers = 0
-	assert.Equal(t, min(runtimeGOMAXPROCS(), 3), p.workers(10000, 3*minWorkerWeight), "bounded by work")
+	assert.Equal(t, min(runtime.GOMAXPROCS(0), 3), p.workers(10000, 3*minWorkerWeight), "bounded by work")
 }
 
 func TestConcurrentConsumers(t *testing.T) {

@@ -1,5 +1,0 @@
-package logsgzipprocessor
-
-import "runtime"
-
-func runtimeGOMAXPROCS() int { return runtime.GOMAXPROCS(0) }
