@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"io"
 	"testing"
+
+	"github.com/mergelog/otelcol-mergelog/internal/loggen"
 )
 
 // BenchmarkDecompress measures decoding throughput in decompressed bytes per
 // second, reading in 256 KiB pieces as the line reader does.
 func BenchmarkDecompress(b *testing.B) {
-	data := logText(4 << 20)
+	data := loggen.CLFText(4 << 20)
 	for _, tc := range []struct {
 		kind Kind
 		enc  func(testing.TB, []byte) []byte

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,24 +16,11 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
 	"go.uber.org/goleak"
+
+	"github.com/mergelog/otelcol-mergelog/internal/loggen"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// logText returns about size bytes of Combined Log Format lines.
-func logText(size int) []byte {
-	rng := rand.New(rand.NewPCG(1, 2))
-	paths := []string{"/index.html", "/api/v1/orders?id=", "/static/app.js", "/img/logo.png", "/login"}
-	agents := []string{"curl/8.5.0", "Mozilla/5.0 (X11; Linux x86_64; rv:126.0) Gecko/20100101 Firefox/126.0", "Go-http-client/1.1"}
-	var b bytes.Buffer
-	for i := 0; b.Len() < size; i++ {
-		fmt.Fprintf(&b, "10.%d.%d.%d - - [15/Mar/2026:%02d:%02d:%02d +0100] \"GET %s%d HTTP/1.1\" %d %d \"-\" \"%s\"\n",
-			rng.IntN(256), rng.IntN(256), rng.IntN(256), i/3600%24, i/60%60, i%60,
-			paths[rng.IntN(len(paths))], rng.IntN(100000), []int{200, 200, 200, 304, 404, 500}[rng.IntN(6)],
-			rng.IntN(100000), agents[rng.IntN(len(agents))])
-	}
-	return b.Bytes()
-}
 
 func gzipBytes(t testing.TB, data []byte) []byte {
 	var b bytes.Buffer
@@ -150,7 +136,7 @@ func TestParseKind(t *testing.T) {
 }
 
 func TestRoundTrip(t *testing.T) {
-	data := logText(1 << 20) // above 900 kB: two bzip2 blocks
+	data := loggen.CLFText(1 << 20) // above 900 kB: two bzip2 blocks
 	for _, tc := range []struct {
 		kind Kind
 		enc  func(testing.TB, []byte) []byte
@@ -355,7 +341,7 @@ func TestForcedKind(t *testing.T) {
 // TestCorrupt checks that damage yields *Error, and that the bytes decoded
 // before it are delivered and are a prefix of the original.
 func TestCorrupt(t *testing.T) {
-	data := logText(256 << 10)
+	data := loggen.CLFText(256 << 10)
 	gz := gzipBytes(t, data)
 	badCRC := bytes.Clone(gz)
 	badCRC[len(badCRC)-8] ^= 0xff
@@ -396,7 +382,7 @@ func TestCorrupt(t *testing.T) {
 		{"bzip2 fixture truncated", bzFixture[:len(bzFixture)-10], bzText, Bzip2, true, 0},
 	}
 	if _, err := exec.LookPath("bzip2"); err == nil {
-		big := logText(2 << 20)
+		big := loggen.CLFText(2 << 20)
 		bz := bzip2Bytes(t, big) // three 900 kB blocks: those before the cut are delivered
 		cases = append(cases, tcase{"bzip2 truncated", bz[:len(bz)*3/4], big, Bzip2, true, 800_000})
 	}
@@ -439,7 +425,7 @@ func TestCorrupt(t *testing.T) {
 // itself, not as corrupt data.
 func TestSourceError(t *testing.T) {
 	boom := errors.New("disk on fire")
-	gz := gzipBytes(t, logText(256<<10))
+	gz := gzipBytes(t, loggen.CLFText(256<<10))
 	for _, in := range [][]byte{gz, []byte("plain text")} {
 		r := io.MultiReader(bytes.NewReader(in[:len(in)/2]), iotest.ErrReader(boom))
 		_, _, err := readAll(t, r)

@@ -14,6 +14,8 @@ import (
 	"testing/iotest"
 
 	"go.uber.org/goleak"
+
+	"github.com/mergelog/otelcol-mergelog/internal/loggen"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -311,7 +313,7 @@ func TestBytesReset(t *testing.T) {
 }
 
 func TestNoAllocs(t *testing.T) {
-	data := accessLog(1 << 20)
+	data := loggen.CLFText(1 << 20)
 	src := bytes.NewReader(data)
 	r := New(src, Options{})
 	allocs := testing.AllocsPerRun(10, func() {
@@ -384,24 +386,8 @@ func FuzzLines(f *testing.F) {
 	})
 }
 
-// accessLog returns about size bytes of Combined Log Format lines of 100 to
-// 250 bytes.
-func accessLog(size int) []byte {
-	rng := rand.New(rand.NewPCG(1, 2))
-	paths := []string{"/index.html", "/api/v1/orders?id=", "/static/app.js", "/img/logo.png", "/login"}
-	agents := []string{"curl/8.5.0", "Mozilla/5.0 (X11; Linux x86_64; rv:126.0) Gecko/20100101 Firefox/126.0", "Go-http-client/1.1"}
-	var b bytes.Buffer
-	for i := 0; b.Len() < size; i++ {
-		fmt.Fprintf(&b, "10.%d.%d.%d - - [15/Mar/2026:%02d:%02d:%02d +0100] \"GET %s%d HTTP/1.1\" %d %d \"-\" \"%s\"\n",
-			rng.IntN(256), rng.IntN(256), rng.IntN(256), i/3600%24, i/60%60, i%60,
-			paths[rng.IntN(len(paths))], rng.IntN(100000), []int{200, 200, 200, 304, 404, 500}[rng.IntN(6)],
-			rng.IntN(100000), agents[rng.IntN(len(agents))])
-	}
-	return b.Bytes()
-}
-
 func BenchmarkNext(b *testing.B) {
-	data := accessLog(64 << 20)
+	data := loggen.CLFText(64 << 20)
 	src := bytes.NewReader(data)
 	b.Run("impl=ours", func(b *testing.B) {
 		r := New(src, Options{})

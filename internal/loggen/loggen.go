@@ -5,6 +5,7 @@ package loggen
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -165,4 +166,16 @@ func WriteJavaApp(w io.Writer, j JavaApp) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// CLFText returns at least size bytes of Combined Log Format lines (whole lines, +0100), the
+// same for the same size: test and benchmark input for packages that cut or decode text.
+func CLFText(size int) []byte {
+	var b bytes.Buffer
+	start := time.Date(2026, 3, 15, 0, 0, 0, 0, time.UTC)
+	for seed := uint64(1); b.Len() < size; seed++ {
+		lines := max((size-b.Len())/150, 1)
+		WriteCLF(&b, CLF{Start: start, Span: time.Hour, Lines: lines, Offset: 3600, Seed: seed})
+	}
+	return b.Bytes()
 }
