@@ -12,16 +12,7 @@ import (
 // second, reading in 256 KiB pieces as the line reader does.
 func BenchmarkDecompress(b *testing.B) {
 	data := loggen.CLFText(4 << 20)
-	for _, tc := range []struct {
-		kind Kind
-		enc  func(testing.TB, []byte) []byte
-	}{
-		{Plain, func(_ testing.TB, b []byte) []byte { return b }},
-		{Gzip, gzipBytes},
-		{Bzip2, bzip2Bytes},
-		{Xz, xzBytes},
-		{Zstd, zstdBytes},
-	} {
+	for _, tc := range codecs {
 		b.Run("kind="+tc.kind.String(), func(b *testing.B) {
 			comp := tc.enc(b, data)
 			src := bytes.NewReader(comp)

@@ -135,18 +135,21 @@ func TestParseKind(t *testing.T) {
 	}
 }
 
+// codecs compress test data into each kind (Plain as it is).
+var codecs = []struct {
+	kind Kind
+	enc  func(testing.TB, []byte) []byte
+}{
+	{Plain, func(_ testing.TB, b []byte) []byte { return b }},
+	{Gzip, gzipBytes},
+	{Bzip2, bzip2Bytes},
+	{Xz, xzBytes},
+	{Zstd, zstdBytes},
+}
+
 func TestRoundTrip(t *testing.T) {
 	data := loggen.CLFText(1 << 20) // above 900 kB: two bzip2 blocks
-	for _, tc := range []struct {
-		kind Kind
-		enc  func(testing.TB, []byte) []byte
-	}{
-		{Plain, func(_ testing.TB, b []byte) []byte { return b }},
-		{Gzip, gzipBytes},
-		{Bzip2, bzip2Bytes},
-		{Xz, xzBytes},
-		{Zstd, zstdBytes},
-	} {
+	for _, tc := range codecs {
 		t.Run(tc.kind.String(), func(t *testing.T) {
 			comp := tc.enc(t, data)
 			// OneByteReader and DataErrReader stress the peek and the decoders' reads.

@@ -242,13 +242,18 @@ func trimTail(re *syntax.Regexp) *syntax.Regexp {
 		subs := append(append([]*syntax.Regexp(nil), re.Sub[:n-1]...), trimTail(re.Sub[n-1]))
 		return &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: subs}
 	case syntax.OpAlternate:
-		subs := make([]*syntax.Regexp, len(re.Sub))
-		for i, sub := range re.Sub {
-			subs[i] = trimTail(sub)
-		}
-		return &syntax.Regexp{Op: syntax.OpAlternate, Flags: re.Flags, Sub: subs}
+		return eachAlternative(re, trimTail)
 	}
 	return re
+}
+
+// eachAlternative returns the alternation re with f applied to every alternative.
+func eachAlternative(re *syntax.Regexp, f func(*syntax.Regexp) *syntax.Regexp) *syntax.Regexp {
+	subs := make([]*syntax.Regexp, len(re.Sub))
+	for i, sub := range re.Sub {
+		subs[i] = f(sub)
+	}
+	return &syntax.Regexp{Op: syntax.OpAlternate, Flags: re.Flags, Sub: subs}
 }
 
 // dropStart removes ^ and \A from first position: matching starts at byte 0 of the line, where
@@ -279,11 +284,7 @@ func dropStart(re *syntax.Regexp) *syntax.Regexp {
 		}
 		return &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: subs}
 	case syntax.OpAlternate:
-		subs := make([]*syntax.Regexp, len(re.Sub))
-		for i, sub := range re.Sub {
-			subs[i] = dropStart(sub)
-		}
-		return &syntax.Regexp{Op: syntax.OpAlternate, Flags: re.Flags, Sub: subs}
+		return eachAlternative(re, dropStart)
 	}
 	return re
 }
