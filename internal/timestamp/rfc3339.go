@@ -81,3 +81,16 @@ func spacedOffset(b []byte, i int) (off, end int, shaped, valid bool) {
 	off, valid = makeOffset(b[i], num2(b, i+1), num2(b, j), 0)
 	return off, end, true, valid
 }
+
+// RFC3339Prefix reads the RFC 3339 timestamp, offset required, at the start of b and returns
+// its instant and its length: for prefixes that other software writes, such as container
+// runtimes' log lines.
+func RFC3339Prefix(b []byte) (unixNano int64, n int, ok bool) {
+	var c civil
+	if n, ok = parseRFC3339(b, &c); !ok || !c.hasOffset {
+		return 0, 0, false
+	}
+	var utc Parser // instant uses the Location only for times without an offset
+	unixNano, ok = utc.instant(&c)
+	return unixNano, n, ok
+}
