@@ -12,17 +12,18 @@ import (
 	"github.com/mergelog/otelcol-mergelog/internal/decompress"
 )
 
-// Checkpoint format, version 1. Integers are unsigned varints unless said:
+// Checkpoint format, version 2. Integers are unsigned varints unless said:
 //
 //	"MLFT" version count
-//	count × { id committed kind dev ino len(path) path len(fp) fp
+//	count × { id committed records kind dev ino len(path) path len(fp) fp
 //	          nchecks nchecks × { off sum(8 bytes, little endian) } }
 //	CRC-32C of everything before (4 bytes, little endian)
 //
-// committed is math.MaxInt64 for a compressed file skipped unread.
+// committed is math.MaxInt64 for a compressed file skipped unread. Version 1, without records,
+// is still read (records 0).
 const (
 	cpMagic   = "MLFT"
-	cpVersion = 1
+	cpVersion = 2
 	// Decoding limits, far above what encoding produces, so that garbage
 	// cannot make Restore allocate much.
 	cpMaxFP   = 1 << 20
@@ -34,6 +35,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 type entry struct {
 	id        uint64
 	committed int64
+	records   int64
 	kind      decompress.Kind
 	key       fileKey
 	path      string
@@ -51,7 +53,7 @@ func (t *Tracker) Checkpoint() []byte {
 		cs := slices.Clone(f.checks)
 		f.mu.Unlock()
 		es = append(es, entry{
-			id: f.id, committed: f.committed, kind: f.kind, key: f.key,
+			id: f.id, committed: f.committed, records: f.records, kind: f.kind, key: f.key,
 			path: f.path, fp: f.fp, checks: cs,
 		})
 	}
@@ -87,7 +89,7 @@ func (t *Tracker) Restore(data []byte) error {
 			t: t, id: e.id, kind: e.kind, key: e.key, path: e.path, resolved: e.path,
 			fp:     append(make([]byte, 0, t.opts.FingerprintSize), fp...),
 			checks: append(make([]check, 0, maxChecks+1), e.checks...),
-			off:    e.committed, committed: e.committed, counted: e.committed,
+			off:    e.committed, committed: e.committed, counted: e.committed, records: e.records,
 			whole: e.committed == whole,
 		}
 		f.done = f.whole
@@ -106,6 +108,7 @@ func encode(es []entry) []byte {
 	for _, e := range es {
 		b = binary.AppendUvarint(b, e.id)
 		b = binary.AppendUvarint(b, uint64(e.committed))
+		b = binary.AppendUvarint(b, uint64(e.records))
 		b = binary.AppendUvarint(b, uint64(e.kind))
 		b = binary.AppendUvarint(b, e.key.dev)
 		b = binary.AppendUvarint(b, e.key.ino)
@@ -164,8 +167,9 @@ func decode(data []byte) ([]entry, error) {
 	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
 		return nil, errCorrupt
 	}
-	if v := body[len(cpMagic)]; v != cpVersion {
-		return nil, fmt.Errorf("filetrack: checkpoint version %d not supported (want %d)", v, cpVersion)
+	version := body[len(cpMagic)]
+	if version != 1 && version != cpVersion {
+		return nil, fmt.Errorf("filetrack: checkpoint version %d not supported (want 1 or %d)", version, cpVersion)
 	}
 	d := decoder{b: body[len(cpMagic)+1:]}
 	// Every entry takes at least 9 bytes: a bound on count before allocating.
@@ -176,6 +180,9 @@ func decode(data []byte) ([]entry, error) {
 		var e entry
 		e.id = d.uvarint(math.MaxUint64)
 		e.committed = int64(d.uvarint(math.MaxInt64))
+		if version >= 2 {
+			e.records = int64(d.uvarint(math.MaxInt64))
+		}
 		e.kind = decompress.Kind(d.uvarint(uint64(decompress.Zstd)))
 		e.key.dev = d.uvarint(math.MaxUint64)
 		e.key.ino = d.uvarint(math.MaxUint64)

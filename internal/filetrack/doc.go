@@ -7,7 +7,7 @@
 //
 // A Tracker is polled; each Poll returns the Files to read this round. The
 // caller reads each with File.Next until io.EOF, hands the lines on, and
-// calls Tracker.Commit(id, end) once they were accepted downstream.
+// calls Tracker.Commit(id, end, records) once they were accepted downstream.
 // Checkpoint encodes the committed offsets only; Restore loads them before
 // the first Poll.
 //

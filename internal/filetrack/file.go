@@ -47,6 +47,7 @@ type File struct {
 	handed, chosen, listed bool
 	lastSeen, lastServed   uint64
 	committed              int64 // guarded by t.mu
+	records                int64 // the caller's record count at committed; guarded by t.mu
 
 	mu       sync.Mutex // guards checks, which Next adds to outside t.mu
 	checks   []check
@@ -66,6 +67,17 @@ func (f *File) ResolvedPath() string { return f.resolved }
 
 // Name is Path's base name.
 func (f *File) Name() string { return filepath.Base(f.path) }
+
+// Records is the caller's count of records up to the committed offset, as given to Commit
+// (kept across restarts by the checkpoint), so that record numbers go on where they stopped.
+func (f *File) Records() int64 {
+	f.t.mu.Lock()
+	defer f.t.mu.Unlock()
+	return f.records
+}
+
+// Offset is where reading goes on: the end of the last line returned or partial consumed.
+func (f *File) Offset() int64 { return f.off }
 
 // Kind is the compression of the file read now; never Auto once handed out.
 func (f *File) Kind() decompress.Kind { return f.kind }

@@ -88,7 +88,7 @@ func (h *harness) read(f *File) {
 		h.lines[f.ID()] = append(h.lines[f.ID()], string(line))
 		h.ends[f.ID()] = end
 		if h.commit {
-			h.tr.Commit(f.ID(), end)
+			h.tr.Commit(f.ID(), end, 0)
 		}
 	}
 }

@@ -908,11 +908,12 @@ func (t *Tracker) readable(path string) {
 }
 
 // Commit records that the caller's data of file id up to end (a decompressed
-// offset returned by Next or Partial) was accepted downstream.
-func (t *Tracker) Commit(id uint64, end int64) {
+// offset returned by Next or Partial) was accepted downstream, and that it
+// held records records (the caller's count, kept in the checkpoint).
+func (t *Tracker) Commit(id uint64, end, records int64) {
 	t.mu.Lock()
 	if f := t.files[id]; f != nil && end > f.committed {
-		f.committed = end
+		f.committed, f.records = end, records
 	}
 	t.mu.Unlock()
 }

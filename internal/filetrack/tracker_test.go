@@ -63,7 +63,7 @@ func TestConsumePartial(t *testing.T) {
 	// The caller force-flushes "two": the rest of that line is a new line.
 	h.lines[f.ID()] = append(h.lines[f.ID()], string(tail))
 	f.ConsumePartial()
-	h.tr.Commit(f.ID(), end)
+	h.tr.Commit(f.ID(), end, 0)
 	appendTo(t, p, []byte("-more\nthree\n"))
 	h.round()
 	h.expect([]string{"one", "two", "-more", "three"})
@@ -559,13 +559,31 @@ func TestRestartResumesAtCommitted(t *testing.T) {
 	p := h.path("app.log")
 	write(t, p, text(lines("a", 0, 100)))
 	f := h.round()[0]
-	h.tr.Commit(f.ID(), int64(len(text(lines("a", 0, 60)))))
+	h.tr.Commit(f.ID(), int64(len(text(lines("a", 0, 60)))), 60)
 	cp := h.tr.Checkpoint()
 	appendTo(t, p, text(lines("a", 100, 110)))
 	h.start(Options{}) // start at the end: restored files still resume
 	must(t, h.tr.Restore(cp))
-	h.round()
+	files := h.round()
 	h.expect(lines("a", 60, 110))
+	if len(files) != 1 || files[0].Records() != 60 {
+		t.Fatalf("restored record count: %d files, want 1 with 60 records", len(files))
+	}
+}
+
+// A version 1 checkpoint (before record counts) still restores, with no records counted.
+func TestRestoreVersion1(t *testing.T) {
+	v2 := encode([]entry{{id: 7, committed: 5, records: 3, kind: decompress.Plain, fp: []byte("x"), path: "p"}})
+	// Version 1 is version 2 without the records varint after committed (here: one byte).
+	head := len(cpMagic) + 1 + 1 + 1 + 1 // magic, version, count, id, committed
+	v1 := append([]byte(nil), v2[:head]...)
+	v1[len(cpMagic)] = 1
+	v1 = withCRC(append(v1, v2[head+1:len(v2)-4]...))
+	es, err := decode(v1)
+	must(t, err)
+	if len(es) != 1 || es[0].id != 7 || es[0].committed != 5 || es[0].records != 0 || es[0].path != "p" {
+		t.Fatalf("decoded %+v", es)
+	}
 }
 
 // Files that appeared while the collector was down are read from their start
@@ -599,7 +617,7 @@ func TestRestoreErrors(t *testing.T) {
 		"truncated":       good[:len(good)-3],
 		"bad crc":         append(slices.Clone(body), good[len(good)-4]^1, 0, 0, 0),
 		"trailing bytes":  withCRC(append(slices.Clone(body), 0)),
-		"unknown version": withCRC([]byte("MLFT\x02\x00")),
+		"unknown version": withCRC([]byte("MLFT\x03\x00")),
 		"zero id":         encode([]entry{{id: 0, kind: decompress.Plain, fp: []byte("x")}}),
 		"empty fp":        encode([]entry{{id: 1, kind: decompress.Plain}}),
 		"auto kind":       encode([]entry{{id: 1, kind: decompress.Auto, fp: []byte("x")}}),
@@ -610,7 +628,7 @@ func TestRestoreErrors(t *testing.T) {
 		if err == nil {
 			t.Errorf("%s: Restore succeeded", name)
 		}
-		if name == "unknown version" && !strings.Contains(fmt.Sprint(err), "version 2") {
+		if name == "unknown version" && !strings.Contains(fmt.Sprint(err), "version 3") {
 			t.Errorf("unknown version: %v", err)
 		}
 	}
@@ -693,7 +711,7 @@ func TestDeleteAfterRead(t *testing.T) {
 		}
 	}
 	for id, end := range h.ends {
-		h.tr.Commit(id, end)
+		h.tr.Commit(id, end, 0)
 	}
 	h.round()
 	for _, path := range []string{p, z} {
@@ -833,7 +851,7 @@ func TestConcurrentCommit(t *testing.T) {
 	go func() {
 		defer close(done)
 		for e := range ends {
-			h.tr.Commit(uint64(e[0]), e[1])
+			h.tr.Commit(uint64(e[0]), e[1], 0)
 			h.tr.Checkpoint()
 			h.tr.Stats()
 		}

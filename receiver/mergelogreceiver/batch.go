@@ -13,8 +13,8 @@ import (
 // entry is one log entry on its way into a batch: the receiver owns its body (the joiner's
 // bytes are only valid during its callback, and the merge window holds entries for a while).
 type entry struct {
-	f        *fileState
-	seq      int64 // its slot in f.out
+	s        *stream
+	seq      int64 // its slot in s.out
 	record   int64 // log.file.record_number
 	body     string
 	at       int64 // Unix nanoseconds; meaningful when timed
@@ -24,47 +24,64 @@ type entry struct {
 
 // mark names one record of a batch, to settle it once the batch is delivered or given up.
 type mark struct {
-	f   *fileState
+	s   *stream
 	seq int64
 }
 
-// batch builds the plog.Logs of the next ConsumeLogs call directly: all records share one
-// resource (the static resource attributes) and one scope.
+// batch builds the plog.Logs of the next ConsumeLogs call directly: one ResourceLogs per
+// resource group (one, unless pods' files are read), each with one scope.
 type batch struct {
 	logs    plog.Logs
+	groups  map[*resourceGroup]plog.LogRecordSlice
+	last    *resourceGroup // the group of the last record, and its records
 	records plog.LogRecordSlice
 	marks   []mark
 	bytes   int
 	opened  time.Time // when the first record went in
 }
 
-func newBatch(resource pcommon.Map, capacity int) *batch {
-	b := &batch{marks: make([]mark, 0, capacity)}
-	b.reset(resource, capacity)
+func newBatch(capacity int) *batch {
+	b := &batch{marks: make([]mark, 0, capacity), groups: map[*resourceGroup]plog.LogRecordSlice{}}
+	b.reset()
 	return b
 }
 
 // reset starts an empty plog.Logs: the delivered one belongs to the next consumer now.
-func (b *batch) reset(resource pcommon.Map, capacity int) {
+func (b *batch) reset() {
 	b.logs = plog.NewLogs()
-	rl := b.logs.ResourceLogs().AppendEmpty()
-	resource.CopyTo(rl.Resource().Attributes())
-	sl := rl.ScopeLogs().AppendEmpty()
-	sl.Scope().SetName(metadata.ScopeName)
-	b.records = sl.LogRecords()
-	b.records.EnsureCapacity(capacity)
+	clear(b.groups)
+	b.last = nil
 	b.marks = b.marks[:0]
 	b.bytes = 0
 }
 
 func (b *batch) len() int { return len(b.marks) }
 
+// recordsOf returns the record slice of group g, making its ResourceLogs the first time.
+func (b *batch) recordsOf(g *resourceGroup) plog.LogRecordSlice {
+	if g == b.last {
+		return b.records
+	}
+	rs, ok := b.groups[g]
+	if !ok {
+		rl := b.logs.ResourceLogs().AppendEmpty()
+		g.attrs.CopyTo(rl.Resource().Attributes())
+		sl := rl.ScopeLogs().AppendEmpty()
+		sl.Scope().SetName(metadata.ScopeName)
+		rs = sl.LogRecords()
+		rs.EnsureCapacity(cap(b.marks) - len(b.marks))
+		b.groups[g] = rs
+	}
+	b.last, b.records = g, rs
+	return rs
+}
+
 // add appends e as a log record; nop encoding makes the body a Bytes value.
 func (b *batch) add(e *entry, rawBody, recordNumber bool) {
 	if len(b.marks) == 0 {
 		b.opened = time.Now()
 	}
-	lr := b.records.AppendEmpty()
+	lr := b.recordsOf(e.s.f.resource).AppendEmpty()
 	if rawBody {
 		// FromRaw copies: the arena's bytes are only read.
 		lr.Body().SetEmptyBytes().FromRaw(unsafe.Slice(unsafe.StringData(e.body), len(e.body)))
@@ -77,12 +94,12 @@ func (b *batch) add(e *entry, rawBody, recordNumber bool) {
 	lr.SetObservedTimestamp(pcommon.Timestamp(e.observed))
 	attrs := lr.Attributes()
 	if recordNumber {
-		attrs.EnsureCapacity(e.f.attrs.Len() + 1)
-		e.f.attrs.CopyTo(attrs)
+		attrs.EnsureCapacity(e.s.attrs.m.Len() + 1)
+		e.s.attrs.m.CopyTo(attrs)
 		attrs.PutInt(attrRecordNumber, e.record)
 	} else {
-		e.f.attrs.CopyTo(attrs)
+		e.s.attrs.m.CopyTo(attrs)
 	}
-	b.marks = append(b.marks, mark{e.f, e.seq})
-	b.bytes += len(e.body) + e.f.attrBytes
+	b.marks = append(b.marks, mark{e.s, e.seq})
+	b.bytes += len(e.body) + e.s.attrs.bytes
 }

@@ -47,6 +47,10 @@ type Config struct {
 	Attributes      map[string]string `mapstructure:"attributes"`
 	Resource        map[string]string `mapstructure:"resource"`
 
+	// Format is text (lines as they are) or container: lines written by a container runtime
+	// (CRI or Docker json-file), whose prefix is stripped and whose split lines are joined.
+	Format string `mapstructure:"format"`
+
 	Timestamp      *TimestampConfig `mapstructure:"timestamp"`
 	Merge          MergeConfig      `mapstructure:"merge"`
 	Batch          BatchConfig      `mapstructure:"batch"`
@@ -105,13 +109,15 @@ type RetryConfig struct {
 }
 
 const (
-	startBeginning = "beginning"
-	startEnd       = "end"
-	behaviorSplit  = "split"
-	behaviorTrunc  = "truncate"
-	encodingUTF8   = "utf-8"
-	encodingRaw    = "utf-8-raw"
-	encodingNop    = "nop"
+	startBeginning  = "beginning"
+	startEnd        = "end"
+	behaviorSplit   = "split"
+	behaviorTrunc   = "truncate"
+	encodingUTF8    = "utf-8"
+	encodingRaw     = "utf-8-raw"
+	encodingNop     = "nop"
+	formatText      = "text"
+	formatContainer = "container"
 )
 
 func createDefaultConfig() component.Config {
@@ -126,6 +132,7 @@ func createDefaultConfig() component.Config {
 		ForceFlushPeriod:   500 * time.Millisecond,
 		IncludeFileName:    true,
 		Compression:        "auto",
+		Format:             formatText,
 		Merge:              MergeConfig{Window: 2 * time.Second, MaxHeldPerFile: 10000},
 		Batch:              BatchConfig{MaxRecords: 1000, MaxBytes: 4 << 20, Timeout: 200 * time.Millisecond},
 		RetryOnFailure:     RetryConfig{InitialInterval: 100 * time.Millisecond, MaxInterval: 5 * time.Second},
@@ -186,14 +193,17 @@ func (c *Config) Validate() error {
 	if c.DeleteAfterRead && c.StartAt != startBeginning {
 		add("delete_after_read", "requires start_at: beginning")
 	}
+	if c.Format != formatText && c.Format != formatContainer {
+		add("format", "must be %q or %q (got %q)", formatText, formatContainer, c.Format)
+	}
 	errs = append(errs, c.Multiline.validate()...)
 	if c.Timestamp != nil {
 		if _, err := c.Timestamp.parserConfig(); err != nil {
 			errs = append(errs, err) // named: "timestamp.location: …" or timestamp's own "timestamp: …"
 		}
 	}
-	if c.Merge.Enabled && c.Timestamp == nil {
-		add("merge.enabled", "merging orders entries by time and needs a timestamp section")
+	if c.Merge.Enabled && c.Timestamp == nil && c.Format != formatContainer {
+		add("merge.enabled", "merging orders entries by time and needs a timestamp section (or format: container)")
 	}
 	if c.Merge.Window < 0 {
 		add("merge.window", "must not be negative (got %s)", c.Merge.Window)
@@ -246,6 +256,19 @@ func (m MultilineConfig) validate() []error {
 		errs = append(errs, fmt.Errorf("multiline.max_lines: must not be negative (got %d)", m.MaxLines))
 	}
 	return errs
+}
+
+// runtimePrefixRoom is what a container runtime's line may add to the log it carries (the
+// prefix, JSON escapes), beyond max_log_size: the reader cuts lines only past it, so that a
+// runtime's line is parsed whole and its log is what max_log_size caps.
+const runtimePrefixRoom = 64 << 10
+
+// maxLineSize is where the reader cuts a line.
+func (c *Config) maxLineSize() int {
+	if c.Format == formatContainer {
+		return int(c.MaxLogSize) + runtimePrefixRoom
+	}
+	return int(c.MaxLogSize)
 }
 
 func (c *Config) compression() (decompress.Kind, error) {

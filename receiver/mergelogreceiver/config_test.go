@@ -71,6 +71,7 @@ func TestConfigFull(t *testing.T) {
 		StorageID:                   &storage,
 		Attributes:                  map[string]string{"team": "payments"},
 		Resource:                    map[string]string{"service.name": "checkout"},
+		Format:                      "container",
 		Multiline: MultilineConfig{
 			LineStartPattern:    `\d{4}-\d{2}-\d{2}`,
 			LineContinuePattern: `\s`,
@@ -97,6 +98,21 @@ func TestConfigInvalidNamesTheKey(t *testing.T) {
 		"bad_compression":         "compression",
 		"bad_start_at":            "start_at",
 		"bad_byte_unit":           "fingerprint_size",
+		"bad_continue_regex":      "multiline.line_continue_pattern",
+		"bad_end_regex":           "multiline.line_end_pattern",
+		// The timestamp package names its section and, in words, the key.
+		"bad_timestamp_regex":           "timestamp: regex",
+		"bad_timestamp_format":          "timestamp: unknown format",
+		"unknown_nested_key":            "'multiline' has invalid keys: line_start_patern",
+		"negative_fingerprint_size":     "fingerprint_size",
+		"negative_max_concurrent_files": "max_concurrent_files",
+		"negative_batch_records":        "batch.max_records",
+		"negative_max_lines":            "multiline.max_lines",
+		"negative_max_held":             "merge.max_held_per_file",
+		"negative_poll_interval":        "poll_interval",
+		"bad_encoding":                  "encoding",
+		"bad_max_log_size_behavior":     "max_log_size_behavior",
+		"bad_glob":                      "include",
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := loadConfig(t, name)

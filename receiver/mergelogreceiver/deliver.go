@@ -21,7 +21,7 @@ var (
 // add puts e into the batch, sending the batch first if e would take it past max_bytes and
 // right after if it reaches max_records.
 func (r *mergelogReceiver) add(e *entry) {
-	size := len(e.body) + e.f.attrBytes
+	size := len(e.body) + e.s.attrs.bytes
 	if r.batch.len() > 0 && r.batch.bytes+size > int(r.cfg.Batch.MaxBytes) {
 		r.send()
 	}
@@ -47,10 +47,10 @@ func (r *mergelogReceiver) send() {
 		return
 	}
 	for _, m := range r.batch.marks {
-		r.settle(m.f, m.seq)
+		r.settle(m.s, m.seq)
 	}
 	r.counts.emitted += int64(n)
-	r.batch.reset(r.rules.resource, r.cfg.Batch.MaxRecords)
+	r.batch.reset()
 	r.commit()
 }
 
@@ -100,24 +100,24 @@ func (r *mergelogReceiver) deliver(ctx context.Context, logs plog.Logs, n int) e
 	}
 }
 
-// settle marks one entry of f as done with; commit then moves f's checkpoint over it.
-func (r *mergelogReceiver) settle(f *fileState, seq int64) {
-	f.out.settle(seq)
-	if !f.touched {
+// settle marks one entry of s as done with; commit then moves its file's checkpoint over it.
+func (r *mergelogReceiver) settle(s *stream, seq int64) {
+	s.out.settle(seq)
+	if f := s.f; !f.touched {
 		f.touched = true
 		r.touched = append(r.touched, f)
 	}
 }
 
-// commit moves each touched file's committed offset over its settled prefix and writes the
-// checkpoint. A failed write is tried again at the next commit, at the latest at Shutdown.
+// commit moves each touched file's committed offset up to the first byte still needed and
+// writes the checkpoint. A failed write is tried again at the next commit, at the latest at
+// Shutdown.
 func (r *mergelogReceiver) commit() {
 	for _, f := range r.touched {
 		f.touched = false
-		if end, ok := f.out.advance(); ok {
-			r.tracker.Commit(f.id, end)
-			r.unsaved = true
-		}
+		offset, records := f.committable()
+		r.tracker.Commit(f.id, offset, records)
+		r.unsaved = true
 	}
 	r.touched = r.touched[:0]
 	if !r.unsaved || r.storage == nil {

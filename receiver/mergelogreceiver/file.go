@@ -7,9 +7,9 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/mergelog/otelcol-mergelog/internal/container"
 	"github.com/mergelog/otelcol-mergelog/internal/filetrack"
 	"github.com/mergelog/otelcol-mergelog/internal/merge"
-	"github.com/mergelog/otelcol-mergelog/internal/multiline"
 )
 
 // The attribute names of file_log (stanza's fileconsumer/attrs).
@@ -25,33 +25,54 @@ const (
 // every file advances each round, so the merge watermark advances and no file starves.
 const chunkBytes = 256 << 10
 
-// fileState is the receiver's side of one tracked file: its joiner, its merge input, its
-// attributes and the entries not yet settled.
+// fileState is the receiver's side of one tracked file: its streams, its merge input, its
+// attributes and resource.
 type fileState struct {
-	file      *filetrack.File
-	id        uint64
-	joiner    *multiline.Joiner
-	input     *merge.Input[uint32] // nil without merge
-	attrs     pcommon.Map          // static and log.file.* attributes, copied into each record
-	attrBytes int                  // their size, for batch.max_bytes
-	path      string               // the path attrs were built for
-	records   int64                // record number of the last entry
-	out       outstanding
-	lastData  time.Time // when a line or partial-line byte last arrived (force_flush_period)
-	partial   int       // length of the partial last line at lastData
-	drained   bool      // Next reached io.EOF since the tracker last handed the file out
-	done      bool      // read to its end: flushed, merge input finished
-	blocked   bool      // holds max_held_per_file entries in the merge window
-	touched   bool      // settled entries since the last commit
-	piece     bool      // the last line read was cut at max_log_size: the next continues it
-	added     int64     // end of the last line given to the joiner
-	dropAfter int64     // with pieces dropped: end of the entry they follow; 0 when none
-	dropEnd   int64     // end of the pieces dropped
+	file     *filetrack.File
+	id       uint64
+	streams  []*stream            // one, or with format container one per output stream
+	parser   *container.Parser    // with format container
+	input    *merge.Input[uint32] // nil without merge
+	resource *resourceGroup
+	attrs    attrSet   // static and log.file.* attributes, copied into each record
+	path     string    // the path attrs were built for
+	records  int64     // record number of the last entry
+	readEnd  int64     // end of the last line taken from the file
+	lastData time.Time // when a line or partial-line byte last arrived (force_flush_period)
+	partial  int       // length of the partial last line at lastData
+	drained  bool      // Next reached io.EOF since the tracker last handed the file out
+	done     bool      // read to its end: flushed, merge input finished
+	blocked  bool      // holds max_held_per_file entries in the merge window
+	touched  bool      // settled entries since the last commit
+	piece    bool      // the last line read was cut at max_log_size: the next continues it
+	cut      cutLine   // with format container: the line the pieces belong to
+}
+
+// attrSet is a set of record attributes and their size, for batch.max_bytes.
+type attrSet struct {
+	m     pcommon.Map
+	bytes int
+}
+
+func newAttrSet(m pcommon.Map, extra int) attrSet {
+	a := attrSet{m: m, bytes: extra}
+	m.Range(func(k string, v pcommon.Value) bool {
+		a.bytes += len(k) + len(v.Str())
+		return true
+	})
+	return a
 }
 
 func (r *mergelogReceiver) newFileState(file *filetrack.File, now time.Time) *fileState {
-	f := &fileState{file: file, id: file.ID(), out: outstanding{first: 1}, lastData: now}
-	f.joiner, _ = multiline.New(r.rules.join, func(text []byte, end int64) { r.entry(f, text, end) }) // config validated
+	f := &fileState{file: file, id: file.ID(), lastData: now, records: file.Records(), readEnd: file.Offset()}
+	if r.cfg.Format == formatContainer {
+		f.parser = &container.Parser{}
+		for _, k := range []container.Stream{container.StreamNone, container.Stdout, container.Stderr} {
+			f.streams = append(f.streams, r.newStream(f, k))
+		}
+	} else {
+		f.streams = []*stream{r.newStream(f, container.StreamNone)}
+	}
 	if r.window != nil {
 		f.input = r.window.AddInput()
 	}
@@ -59,8 +80,8 @@ func (r *mergelogReceiver) newFileState(file *filetrack.File, now time.Time) *fi
 	return f
 }
 
-// setAttrs builds the attributes of f's records; a file moved by rotation keeps its identity
-// and gets the attributes of its new path.
+// setAttrs builds the attributes and resource of f's records; a file moved by rotation keeps its
+// identity and gets the attributes of its new path.
 func (r *mergelogReceiver) setAttrs(f *fileState) {
 	f.path = f.file.Path()
 	m := pcommon.NewMap()
@@ -80,15 +101,22 @@ func (r *mergelogReceiver) setAttrs(f *fileState) {
 			m.PutStr(attrFilePathResolved, resolved)
 		}
 	}
-	f.attrBytes = 0
-	m.Range(func(k string, v pcommon.Value) bool {
-		f.attrBytes += len(k) + len(v.Str())
-		return true
-	})
+	extra := 0
 	if r.cfg.IncludeFileRecordNumber {
-		f.attrBytes += len(attrRecordNumber) + 8
+		extra = len(attrRecordNumber) + 8
 	}
-	f.attrs = m
+	f.attrs = newAttrSet(m, extra)
+	for _, s := range f.streams {
+		s.attrs = f.attrs
+		if s.kind != container.StreamNone {
+			sm := pcommon.NewMap()
+			m.CopyTo(sm)
+			sm.PutStr(attrIOStream, s.kind.String())
+			s.attrs = newAttrSet(sm, extra)
+		}
+	}
+	r.resources.release(f.resource)
+	f.resource = r.resources.of(f.path, r.cfg.Format == formatContainer)
 }
 
 // poll asks the tracker for the files to read this round; a file not seen before gets its
@@ -126,8 +154,9 @@ func (r *mergelogReceiver) readRound() (more bool) {
 func (r *mergelogReceiver) dropDone() {
 	kept := r.order[:0]
 	for _, f := range r.order {
-		if f.done && f.out.empty() {
+		if f.done && f.settled() {
 			delete(r.files, f.id)
+			r.resources.release(f.resource)
 			continue
 		}
 		kept = append(kept, f)
@@ -161,13 +190,7 @@ func (r *mergelogReceiver) readFile(f *fileState) (more bool) {
 		}
 		budget -= len(line) + 1
 		f.lastData, f.partial = now, 0
-		if f.piece && r.rules.join.Truncate {
-			r.dropPiece(f, end)
-		} else {
-			f.joiner.Add(line, end)
-			f.added = end
-		}
-		f.piece = f.file.Split()
+		r.line(f, line, end)
 	}
 	if budget <= 0 {
 		return true
@@ -178,16 +201,20 @@ func (r *mergelogReceiver) readFile(f *fileState) (more bool) {
 	return false
 }
 
-// dropPiece drops the rest of a line cut at max_log_size, with truncate: the entry holding the
-// line's first piece is already full. The bytes are settled right after that entry, so that the
-// checkpoint moves over them but not over the entry.
-func (r *mergelogReceiver) dropPiece(f *fileState, end int64) {
-	if f.joiner.Pending() {
-		// The entry is still open (Pending means it holds the line just added).
-		f.dropAfter, f.dropEnd = f.added, end
+// line hands one line taken from f, which ends at end, to its stream.
+func (r *mergelogReceiver) line(f *fileState, line []byte, end int64) {
+	start := f.readEnd
+	f.readEnd = end
+	piece := f.piece
+	f.piece = f.file.Split()
+	if f.parser != nil {
+		r.containerLine(f, line, start, end, piece)
 		return
 	}
-	r.settle(f, f.out.add(end))
+	if piece && r.rules.join.Truncate {
+		return // the rest of a line cut at max_log_size: its entry is already full
+	}
+	f.streams[0].add(line, start, end, 0)
 }
 
 // flushIdle emits what waits at the end of files that got no new data for force_flush_period
@@ -204,7 +231,7 @@ func (r *mergelogReceiver) flushIdle(now time.Time) (due time.Time) {
 		if len(tail) != f.partial {
 			f.lastData, f.partial = now, len(tail)
 		}
-		if period <= 0 || (len(tail) == 0 && !f.joiner.Pending()) {
+		if period <= 0 || (len(tail) == 0 && !f.pending()) {
 			continue
 		}
 		if at := f.lastData.Add(period); now.Before(at) {
@@ -217,14 +244,51 @@ func (r *mergelogReceiver) flushIdle(now time.Time) (due time.Time) {
 	return due
 }
 
-// flushTail emits f's partial last line, if any, and its open entry.
+// flushTail emits f's partial last line, if any, and what its streams hold.
 func (r *mergelogReceiver) flushTail(f *fileState, tail []byte, end int64) {
 	if len(tail) > 0 {
-		f.joiner.Add(tail, end)
+		r.line(f, tail, end)
 		f.file.ConsumePartial()
 		f.partial = 0
 	}
-	f.joiner.Flush()
+	for _, s := range f.streams {
+		s.flush()
+	}
+}
+
+// pending reports whether any stream of f holds bytes not yet emitted.
+func (f *fileState) pending() bool {
+	for _, s := range f.streams {
+		if s.pending() {
+			return true
+		}
+	}
+	return false
+}
+
+// settled reports whether every entry read from f has settled.
+func (f *fileState) settled() bool {
+	for _, s := range f.streams {
+		if !s.out.empty() {
+			return false
+		}
+	}
+	return true
+}
+
+// committable returns the offset f may be committed to, the start of the first byte a stream
+// still needs, and the number of records before it.
+func (f *fileState) committable() (offset, records int64) {
+	offset, records = f.readEnd, f.records
+	for _, s := range f.streams {
+		if start, record, ok := s.oldest(); ok && start < offset {
+			offset = start
+			if record > 0 {
+				records = record - 1
+			}
+		}
+	}
+	return offset, records
 }
 
 // finishFile ends a file that will give nothing more: what waits at its end is complete now.
@@ -240,26 +304,30 @@ func (r *mergelogReceiver) finishFile(f *fileState) {
 	f.done = true
 }
 
-// entry is the joiner's sink for f: it numbers the entry, shapes it and sends it on, to the
+// entry is a joiner's sink for stream s: it numbers the entry, shapes it and sends it on, to the
 // merge window or straight into the batch.
-func (r *mergelogReceiver) entry(f *fileState, text []byte, end int64) {
-	seq := f.out.add(end)
-	if end == f.dropAfter {
-		r.settle(f, f.out.add(f.dropEnd))
-		f.dropAfter = 0
-	}
+func (r *mergelogReceiver) entry(s *stream, text []byte, end int64) {
+	f := s.f
+	first := s.held.popThrough(end)
 	f.records++
+	seq := s.out.add(first.start, f.records)
 	text = r.rules.shape(text)
 	if len(text) == 0 {
 		// file_log drops empty entries but still numbers them.
-		r.settle(f, seq)
+		r.settle(s, seq)
 		return
 	}
-	e := entry{f: f, seq: seq, record: f.records, body: r.rules.body(text), observed: r.observed}
+	e := entry{s: s, seq: seq, record: f.records, body: r.rules.body(text), observed: r.observed}
+	if s.kind != container.StreamNone {
+		e.at, e.timed = first.at, true // the runtime's time, unless a timestamp section finds one
+	}
 	if r.rules.parser != nil {
-		if e.at, e.timed = r.rules.parser.Parse(text); !e.timed {
-			r.counts.untimed++
+		if at, ok := r.rules.parser.Parse(text); ok {
+			e.at, e.timed = at, true
 		}
+	}
+	if !e.timed && (r.rules.parser != nil || f.parser != nil) {
+		r.counts.untimed++
 	}
 	if r.window == nil {
 		r.add(&e)

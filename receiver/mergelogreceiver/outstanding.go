@@ -1,23 +1,25 @@
 package mergelogreceiver
 
-// outstanding tracks the entries of one file that were read but not yet settled (delivered, or
-// given up after a permanent error), in file order. Entries can settle out of file order (the
-// merge releases a file that goes back in time out of its own order), so the offset that may be
-// committed is the end of the longest settled prefix, never just the end of the latest delivery.
+// outstanding tracks the entries of one stream that were read but not yet settled (delivered, or
+// given up after a permanent error), in order. Entries can settle out of order (the merge
+// releases a file that goes back in time out of its own order), so what may be committed ends
+// at the first entry not settled, never just at the latest delivery.
 type outstanding struct {
 	first int64 // sequence number of q[head]
 	head  int
-	q     []pendingEnd
+	q     []pendingEntry
 }
 
-type pendingEnd struct {
-	end     int64
+type pendingEntry struct {
+	start   int64 // offset of the entry's first byte
+	record  int64 // its record number
 	settled bool
 }
 
-// add appends the next entry, which ends at end, and returns its sequence number.
-func (o *outstanding) add(end int64) int64 {
-	o.q = append(o.q, pendingEnd{end: end})
+// add appends the next entry, which starts at start and has record number record, and returns
+// its sequence number.
+func (o *outstanding) add(start, record int64) int64 {
+	o.q = append(o.q, pendingEntry{start: start, record: record})
 	return o.first + int64(len(o.q)-o.head) - 1
 }
 
@@ -26,10 +28,9 @@ func (o *outstanding) settle(seq int64) {
 	o.q[o.head+int(seq-o.first)].settled = true
 }
 
-// advance drops the settled prefix and returns the end offset of its last entry.
-func (o *outstanding) advance() (end int64, ok bool) {
+// advance drops the settled prefix.
+func (o *outstanding) advance() {
 	for o.head < len(o.q) && o.q[o.head].settled {
-		end, ok = o.q[o.head].end, true
 		o.head++
 		o.first++
 	}
@@ -39,7 +40,14 @@ func (o *outstanding) advance() (end int64, ok bool) {
 		o.q = o.q[:n]
 		o.head = 0
 	}
-	return end, ok
+}
+
+// oldest returns the start and record number of the first entry not settled (call advance first).
+func (o *outstanding) oldest() (start, record int64, ok bool) {
+	if o.head == len(o.q) {
+		return 0, 0, false
+	}
+	return o.q[o.head].start, o.q[o.head].record, true
 }
 
 // empty reports whether every entry read has settled.

@@ -42,6 +42,7 @@ type mergelogReceiver struct {
 	files      map[uint64]*fileState
 	order      []*fileState // files in reading order (round robin)
 	batch      *batch
+	resources  resources
 	touched    []*fileState          // files with entries settled since the last commit
 	unsaved    bool                  // offsets committed since the checkpoint was last written
 	window     *merge.Window[uint32] // slots of held
@@ -96,7 +97,7 @@ func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error
 		FingerprintSize:    int(r.cfg.FingerprintSize),
 		MaxConcurrentFiles: r.cfg.MaxConcurrentFiles,
 		Compression:        compression,
-		MaxLineSize:        int(r.cfg.MaxLogSize),
+		MaxLineSize:        r.cfg.maxLineSize(),
 		DeleteAfterRead:    r.cfg.DeleteAfterRead,
 		Logger:             r.logger,
 	})
@@ -117,7 +118,8 @@ func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error
 	}
 	r.tracker = tracker
 	r.files = map[uint64]*fileState{}
-	r.batch = newBatch(r.rules.resource, r.cfg.Batch.MaxRecords)
+	r.batch = newBatch(r.cfg.Batch.MaxRecords)
+	r.resources = newResources(r.rules.resource)
 	if r.cfg.Merge.Enabled {
 		r.window = merge.NewWindow[uint32](r.cfg.Merge.Window.Nanoseconds())
 	}
