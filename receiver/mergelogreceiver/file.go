@@ -371,8 +371,8 @@ func (r *mergelogReceiver) release() (due time.Time, unblocked bool) {
 // emitHeld is the merge window's emit callback.
 func (r *mergelogReceiver) emitHeld(slot uint32, heldFor int64) {
 	r.tel.ReceiverMergelogMergeHoldDuration.Record(context.Background(), float64(heldFor)/1e9)
-	e := r.held.take(slot)
-	r.add(&e)
+	r.add(r.held.at(slot)) // add copies what it keeps, and puts nothing into the slab
+	r.held.release(slot)
 }
 
 // slab keeps the entries held in the merge window, which holds only their slot numbers: its
@@ -393,10 +393,11 @@ func (s *slab) put(e *entry) uint32 {
 	return uint32(len(s.entries) - 1)
 }
 
-// take returns the entry in slot i and frees the slot (dropping its references).
-func (s *slab) take(i uint32) entry {
-	e := s.entries[i]
+// at returns the entry in slot i, valid until the next put.
+func (s *slab) at(i uint32) *entry { return &s.entries[i] }
+
+// release empties slot i (dropping its references) for reuse.
+func (s *slab) release(i uint32) {
 	s.entries[i] = entry{}
 	s.free = append(s.free, i)
-	return e
 }

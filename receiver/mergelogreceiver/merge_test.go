@@ -190,3 +190,46 @@ func TestMergeLiveBacklogIsReadToTheEnd(t *testing.T) {
 	startReceiver(t, cfg, s, nil)
 	assertSameLines(t, all, s.waitBodies(t, files*lines))
 }
+
+// Seven live files written while they are read, in uneven chunks that often end mid-line, with
+// a short window and a small max_held_per_file: every entry is delivered, once.
+func TestMergeLiveFilesWrittenWhileReadDeliverEverything(t *testing.T) {
+	dir := t.TempDir()
+	const files, lines = 7, 3000
+	rng := rand.New(rand.NewPCG(3, 4))
+	texts := make([]string, files)
+	var all []string
+	for f := range files {
+		var b strings.Builder
+		for i := range lines {
+			line := stamped(time.Duration(i*files+f)*time.Millisecond, fmt.Sprintf("file %d entry %d %s", f, i, strings.Repeat("p", 1+rng.IntN(80))))
+			b.WriteString(line + "\n")
+			all = append(all, line)
+		}
+		texts[f] = b.String()
+		writeFile(t, filepath.Join(dir, fmt.Sprintf("f%d.log", f)), "")
+	}
+	cfg := mergeConfig(dir, 30*time.Millisecond)
+	cfg.Merge.MaxHeldPerFile = 50
+	cfg.Batch.MaxRecords = 300
+	cfg.ForceFlushPeriod = time.Hour // a line cut by a chunk may wait long for its end on a busy machine
+	s := &sink{}
+	startReceiver(t, cfg, s, nil)
+	offsets := make([]int, files)
+	for done := 0; done < files; {
+		done = 0
+		for f := range files {
+			n := min(len(texts[f])-offsets[f], 1+rng.IntN(16<<10))
+			if n == 0 {
+				done++
+				continue
+			}
+			appendFile(t, filepath.Join(dir, fmt.Sprintf("f%d.log", f)), texts[f][offsets[f]:offsets[f]+n])
+			offsets[f] += n
+		}
+		time.Sleep(time.Duration(rng.IntN(3)) * time.Millisecond)
+	}
+	assertSameLines(t, all, s.waitBodies(t, files*lines))
+	time.Sleep(100 * time.Millisecond)
+	assert.Len(t, s.bodies(), files*lines, "nothing twice")
+}
