@@ -350,6 +350,7 @@ func (r *mergelogReceiver) release() (due time.Time, unblocked bool) {
 	}
 	now := r.clock()
 	r.window.Release(now, r.emitHeld)
+	r.recordHold()
 	for _, f := range r.order {
 		if f.blocked && f.input.Held() < r.cfg.Merge.MaxHeldPerFile {
 			f.blocked, unblocked = false, true
@@ -370,9 +371,18 @@ func (r *mergelogReceiver) release() (due time.Time, unblocked bool) {
 
 // emitHeld is the merge window's emit callback.
 func (r *mergelogReceiver) emitHeld(slot uint32, heldFor int64) {
-	r.tel.ReceiverMergelogMergeHoldDuration.Record(context.Background(), float64(heldFor)/1e9)
+	r.longestHold = max(r.longestHold, heldFor)
 	r.add(r.held.at(slot)) // add copies what it keeps, and puts nothing into the slab
 	r.held.release(slot)
+}
+
+// recordHold records the longest hold of the entries just released: one histogram value per
+// release, not per entry, which would cost more than the rest of an entry's way through.
+func (r *mergelogReceiver) recordHold() {
+	if r.longestHold >= 0 {
+		r.tel.ReceiverMergelogMergeHoldDuration.Record(context.Background(), float64(r.longestHold)/1e9)
+		r.longestHold = -1
+	}
 }
 
 // slab keeps the entries held in the merge window, which holds only their slot numbers: its

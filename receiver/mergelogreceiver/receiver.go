@@ -37,26 +37,27 @@ type mergelogReceiver struct {
 	rules   entryRules
 
 	// Owned by the run goroutine between Start and the end of Shutdown.
-	tracker    *filetrack.Tracker
-	storage    storage.Client
-	files      map[uint64]*fileState
-	order      []*fileState // files in reading order (round robin)
-	batch      *batch
-	resources  resources
-	touched    []*fileState          // files with entries settled since the last commit
-	unsaved    bool                  // offsets committed since the checkpoint was last written
-	window     *merge.Window[uint32] // slots of held
-	held       slab
-	rounds     []int64       // window clock of the read rounds whose entries may still be held
-	roundClock int64         // window clock of the current round: the arrival time of its entries
-	pushed     bool          // the current round pushed entries into the window
-	paused     time.Duration // time spent delivering: the merge window's clock stands still then
-	observed   int64         // ObservedTimestamp of the entries being read
-	ctx        context.Context
-	stopping   bool // a delivery was interrupted by Shutdown: read and send nothing more
-	counts     counts
-	lateSeen   int64 // window.Late() at the last record
-	bytesSeen  int64 // the tracker's BytesRead at the last record
+	tracker     *filetrack.Tracker
+	storage     storage.Client
+	files       map[uint64]*fileState
+	order       []*fileState // files in reading order (round robin)
+	batch       *batch
+	resources   resources
+	touched     []*fileState          // files with entries settled since the last commit
+	unsaved     bool                  // offsets committed since the checkpoint was last written
+	window      *merge.Window[uint32] // slots of held
+	held        slab
+	rounds      []int64       // window clock of the read rounds whose entries may still be held
+	roundClock  int64         // window clock of the current round: the arrival time of its entries
+	pushed      bool          // the current round pushed entries into the window
+	paused      time.Duration // time spent delivering: the merge window's clock stands still then
+	observed    int64         // ObservedTimestamp of the entries being read
+	ctx         context.Context
+	stopping    bool // a delivery was interrupted by Shutdown: read and send nothing more
+	counts      counts
+	lateSeen    int64 // window.Late() at the last record
+	bytesSeen   int64 // the tracker's BytesRead at the last record
+	longestHold int64 // of the entries released since the last recordHold; -1 when none
 
 	cancel   context.CancelFunc
 	drain    chan context.Context
@@ -122,6 +123,7 @@ func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error
 	r.resources = newResources(r.rules.resource)
 	if r.cfg.Merge.Enabled {
 		r.window = merge.NewWindow[uint32](r.cfg.Merge.Window.Nanoseconds())
+		r.longestHold = -1
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
@@ -235,6 +237,7 @@ func (r *mergelogReceiver) finish(ctx context.Context) {
 	r.ctx, r.stopping = ctx, false
 	if r.window != nil {
 		r.window.Flush(r.clock(), r.emitHeld)
+		r.recordHold()
 	}
 	r.send()
 	r.commit()

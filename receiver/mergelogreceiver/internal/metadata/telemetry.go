@@ -74,7 +74,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings) (*TelemetryBuilde
 	errs = errors.Join(errs, err)
 	b.ReceiverMergelogMergeHoldDuration, err = m.Float64Histogram(
 		"otelcol_receiver_mergelog_merge_hold_duration",
-		metric.WithDescription("Time an entry waited in the merge window before release [Alpha]"),
+		metric.WithDescription("Longest time an entry released in one go waited in the merge window (one value per release) [Alpha]"),
 		metric.WithUnit("s"),
 		metric.WithExplicitBucketBoundaries(0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30),
 	)
