@@ -8,7 +8,7 @@ OCB       := $(BUILD)/bin/builder
 # Inputs of the distribution: our Go sources and the manifest.
 SOURCES   := $(shell find . -path ./_build -prune -o -path ./bench -prune -o -name '*.go' -print) go.mod go.sum builder-config.yaml
 
-.PHONY: run otelcol test unit e2e validate bench bench-mergelog lint fuzz clean
+.PHONY: run otelcol test unit e2e validate k8s bench bench-mergelog lint fuzz fuzz-ci clean
 
 run: $(COLLECTOR)
 	./scripts/run-sample.sh $(COLLECTOR) configs/run.yaml
@@ -22,15 +22,18 @@ $(COLLECTOR): $(OCB) $(SOURCES)
 	$(OCB) --config builder-config.yaml
 	@test -x $(COLLECTOR)
 
-test: lint unit validate e2e
+test: lint unit fuzz-ci validate e2e k8s
 
 unit:
 	$(GO) test -race -count=1 ./...
 	cd bench && $(GO) test -race -count=1 ./...
 
-# Tests that run the built collector as a process (they skip under plain `go test`).
+# Tests that run the built collector as a process (they skip under plain `go test`). The fault
+# tests' figures go to a file, printed here: go test shows nothing of a package that passes.
 e2e: $(COLLECTOR)
-	OTELCOL_BIN=$(abspath $(COLLECTOR)) $(GO) test -count=1 ./e2e/
+	@rm -f $(BUILD)/faults-report.txt
+	OTELCOL_BIN=$(abspath $(COLLECTOR)) FAULTS_REPORT=$(abspath $(BUILD))/faults-report.txt $(GO) test -count=1 ./e2e/
+	@cat $(BUILD)/faults-report.txt
 
 # Every example config (and the `make run` config) must pass the built collector's validation.
 validate: $(COLLECTOR)
@@ -38,6 +41,11 @@ validate: $(COLLECTOR)
 		echo "validate $$c"; \
 		$(COLLECTOR) validate --config "$$c" || exit 1; \
 	done
+
+# The Kubernetes manifests (deploy/kubernetes): strict decoding, cross-checks, and `validate` on
+# every collector config they carry. A module of its own, so k8s.io stays out of go.mod.
+k8s: $(COLLECTOR)
+	cd deploy/kubernetes/validate && OTELCOL_BIN=$(abspath $(COLLECTOR)) $(GO) test -count=1 ./...
 
 bench:
 	./scripts/bench.sh
@@ -50,10 +58,15 @@ bench-mergelog:
 fuzz:
 	./scripts/fuzz.sh
 
+# Every fuzz target for 2s (a cold build cache makes it about 2 minutes), in `make test`.
+fuzz-ci:
+	FUZZTIME=2s ./scripts/fuzz.sh
+
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 		if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	cd deploy/kubernetes/validate && $(GO) vet ./...
 
 clean:
 	rm -rf $(BUILD)
