@@ -7,8 +7,10 @@ import (
 	"bufio"
 	"bytes"
 	"compress/bzip2"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"strings"
 
@@ -222,6 +224,9 @@ func (z *Reader) Read(p []byte) (int, error) {
 	n, err := z.dec.Read(p)
 	z.decoded += int64(n)
 	if err != nil {
+		if err == io.EOF && z.src.xz != nil && !z.src.xz.complete() {
+			err = io.ErrUnexpectedEOF
+		}
 		if err != io.EOF {
 			err = z.wrap(err)
 		}
@@ -243,6 +248,10 @@ func (z *Reader) open() error {
 	case Bzip2:
 		z.dec = bzip2.NewReader(z.br) // reads concatenated streams, as bzip2 -d
 	case Xz:
+		// Nothing was consumed yet: what the buffer holds is all that was read.
+		z.src.xz = &xzFooter{}
+		buffered, _ := z.br.Peek(z.br.Buffered())
+		z.src.xz.add(buffered)
 		// Reads concatenated streams and padding, as xz -d. The dictionary is
 		// allocated at the size the header asks for (64 MiB for xz -9), as
 		// xz -d does; the library offers no cap.
@@ -295,11 +304,51 @@ type countingReader struct {
 	r   io.Reader
 	n   int64
 	err error
+	xz  *xzFooter // for Xz
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	c.err = err
+	if c.xz != nil {
+		c.xz.add(p[:n])
+	}
 	return n, err
+}
+
+const xzFooterLen = 12
+
+// xzFooter keeps the last bytes of the input before its trailing zero bytes
+// (stream padding), which must be an xz stream footer when the decoder ends:
+// ulikunitz/xz ends without error on a stream cut right after its header or
+// inside a block header, which would pass a file still being written as
+// complete.
+type xzFooter struct {
+	last  [xzFooterLen]byte
+	zeros int // zero bytes read after last
+}
+
+func (x *xzFooter) add(p []byte) {
+	i := len(p) - 1
+	for i >= 0 && p[i] == 0 {
+		i--
+	}
+	if i < 0 {
+		x.zeros += len(p)
+		return
+	}
+	var b [3 * xzFooterLen]byte // last, then the zeros after it, then p up to i
+	n := copy(b[:], x.last[:])
+	n += min(x.zeros, xzFooterLen)
+	n += copy(b[n:], p[max(0, i+1-xzFooterLen):i+1])
+	copy(x.last[:], b[n-xzFooterLen:n])
+	x.zeros = len(p) - 1 - i
+}
+
+// complete reports whether the input ended with a footer: its CRC-32, backward
+// size and flags, and the magic "YZ".
+func (x *xzFooter) complete() bool {
+	f := x.last[:]
+	return f[10] == 'Y' && f[11] == 'Z' && crc32.ChecksumIEEE(f[4:10]) == binary.LittleEndian.Uint32(f[:4])
 }

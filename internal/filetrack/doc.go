@@ -83,7 +83,9 @@
 // refilled between two polls, or its inode reused) and is treated the same
 // way. A file that is no longer seen (deleted, or moved out of the
 // globs) while its descriptor is open is read to its end and then finished,
-// once it has not grown since reading reached its end.
+// once it has not grown since reading reached its end. If it is seen again
+// later (moved back, or replaced by a link to it), it is unfinished and read
+// on from where reading stopped.
 //
 // # Descriptors
 //

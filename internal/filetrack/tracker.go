@@ -658,7 +658,7 @@ func (t *Tracker) adopt() {
 			continue
 		}
 		x := ph.ident
-		if x.src != nil || x.done {
+		if x.src != nil || x.done && (x.failed || x.whole) {
 			continue
 		}
 		if x.best == nil {
@@ -669,6 +669,14 @@ func (t *Tracker) adopt() {
 		}
 	}
 	for _, x := range waiting {
+		if x.done {
+			// Its file went away and was read to its end; now it is back (moved back, or
+			// replaced by a link to it): read on from where reading stopped.
+			t.log.Info("file seen again after it was read to its end, reading on",
+				zap.String("path", x.best.path), zap.Int64("offset", x.off))
+			t.closeFile(x)
+			x.done = false
+		}
 		t.setSource(x, x.best)
 		x.best = nil
 	}

@@ -437,6 +437,36 @@ func TestDeletedWhileOpen(t *testing.T) {
 	}
 }
 
+// A file moved out of the globs is read to its end and finished; moved back (or linked back)
+// later, it is read on from there: nothing twice, nothing lost.
+func TestMovedAwayAndBack(t *testing.T) {
+	for _, back := range []string{"rename", "symlink"} {
+		t.Run(back, func(t *testing.T) {
+			h := newHarness(t, Options{StartAtBeginning: true})
+			p := h.path("app.log")
+			write(t, p, text(lines("one", 0, 10)))
+			f := h.round()[0]
+			away := filepath.Join(t.TempDir(), "app.log")
+			must(t, os.Rename(p, away))
+			h.rounds(3)
+			if !f.Finished() {
+				t.Fatal("a file moved away was not finished once read to its end")
+			}
+			appendTo(t, away, text(lines("one", 10, 20)))
+			if back == "rename" {
+				must(t, os.Rename(away, p))
+			} else {
+				must(t, os.Symlink(away, p))
+			}
+			h.rounds(2)
+			h.expect(lines("one", 0, 20))
+			if f.Finished() {
+				t.Fatal("the file is back but still finished")
+			}
+		})
+	}
+}
+
 func TestPermissionDenied(t *testing.T) {
 	h := newHarness(t, Options{StartAtBeginning: true})
 	p := h.path("secret.log")

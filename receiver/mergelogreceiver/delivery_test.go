@@ -3,9 +3,7 @@ package mergelogreceiver
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,17 +15,9 @@ import (
 )
 
 // numbered returns lines "line from..to-1", newline-terminated.
-func numbered(from, to int) string {
-	var b strings.Builder
-	for i := from; i < to; i++ {
-		fmt.Fprintf(&b, "line %d\n", i)
-	}
-	return b.String()
-}
+func numbered(from, to int) string { return text(wantLines(from, to)) }
 
-func wantLines(from, to int) []string {
-	return strings.Split(strings.TrimSuffix(numbered(from, to), "\n"), "\n")
-}
+func wantLines(from, to int) []string { return tagged("line", from, to) }
 
 func firstBody(ld plog.Logs) string {
 	return ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0).Body().Str()

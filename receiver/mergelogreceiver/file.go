@@ -131,6 +131,13 @@ func (r *mergelogReceiver) poll(now time.Time) {
 		}
 		f.file = file
 		f.drained = false
+		if f.done && !file.Finished() {
+			// Its file went away and was finished, and is back: read on, as a new merge input.
+			f.done = false
+			if r.window != nil {
+				f.input = r.window.AddInput()
+			}
+		}
 	}
 }
 

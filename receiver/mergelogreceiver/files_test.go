@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -62,32 +64,43 @@ func TestRotationToGzip(t *testing.T) {
 
 func writeGzip(t *testing.T, path string, data []byte) {
 	t.Helper()
-	f, err := os.Create(path)
+	writeFile(t, path, string(compress(t, "gzip", data)))
+}
+
+// compress compresses data into kind: gzip, xz, zstd, or bzip2 with the bzip2 command (the
+// standard library has no writer).
+func compress(t *testing.T, kind string, data []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	var w io.WriteCloser
+	var err error
+	switch kind {
+	case "gzip":
+		w = gzip.NewWriter(&buf)
+	case "xz":
+		w, err = xz.NewWriter(&buf)
+	case "zstd":
+		w, err = zstd.NewWriter(&buf, zstd.WithEncoderConcurrency(1))
+	case "bzip2":
+		cmd := exec.Command("bzip2", "-c")
+		cmd.Stdin = bytes.NewReader(data)
+		cmd.Stdout = &buf
+		require.NoError(t, cmd.Run())
+		return buf.Bytes()
+	}
 	require.NoError(t, err)
-	zw := gzip.NewWriter(f)
-	_, err = zw.Write(data)
+	_, err = w.Write(data)
 	require.NoError(t, err)
-	require.NoError(t, zw.Close())
-	require.NoError(t, f.Close())
+	require.NoError(t, w.Close())
+	return buf.Bytes()
 }
 
 // Compressed files are recognised by their content, whatever their names.
 func TestCompressedFilesByContent(t *testing.T) {
 	dir := t.TempDir()
 	writeGzip(t, filepath.Join(dir, "a.log"), []byte(numbered(0, 3)))
-	var xzBuf, zstBuf bytes.Buffer
-	xw, err := xz.NewWriter(&xzBuf)
-	require.NoError(t, err)
-	_, err = xw.Write([]byte(numbered(3, 6)))
-	require.NoError(t, err)
-	require.NoError(t, xw.Close())
-	writeFile(t, filepath.Join(dir, "b.log"), xzBuf.String())
-	zw, err := zstd.NewWriter(&zstBuf)
-	require.NoError(t, err)
-	_, err = zw.Write([]byte(numbered(6, 9)))
-	require.NoError(t, err)
-	require.NoError(t, zw.Close())
-	writeFile(t, filepath.Join(dir, "c.log"), zstBuf.String())
+	writeFile(t, filepath.Join(dir, "b.log"), string(compress(t, "xz", []byte(numbered(3, 6)))))
+	writeFile(t, filepath.Join(dir, "c.log"), string(compress(t, "zstd", []byte(numbered(6, 9)))))
 	writeFile(t, filepath.Join(dir, "d.log"), numbered(9, 12))
 	s := &sink{}
 	startReceiver(t, testConfig(dir), s, nil)

@@ -2,9 +2,11 @@ package mergelogreceiver
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -67,6 +69,23 @@ func appendFile(t *testing.T, path, content string) {
 	_, err = f.WriteString(content)
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
+}
+
+// tagged returns lines "<tag> <i>" for i in [from, to).
+func tagged(tag string, from, to int) []string {
+	var out []string
+	for i := from; i < to; i++ {
+		out = append(out, fmt.Sprintf("%s %d", tag, i))
+	}
+	return out
+}
+
+// text is lines as file content, each ended by a newline.
+func text(lines []string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	return strings.Join(lines, "\n") + "\n"
 }
 
 // sink is a consumer whose answer to each batch is decided by a function (nil: accept), and
