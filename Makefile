@@ -29,11 +29,12 @@ unit:
 	cd bench && $(GO) test -race -count=1 ./...
 
 # Tests that run the built collector as a process (they skip under plain `go test`). The fault
-# tests' figures go to a file, printed here: go test shows nothing of a package that passes.
+# tests' figures go to a file, printed here, pass or fail: go test shows nothing of a test that
+# passes.
 e2e: $(COLLECTOR)
 	@rm -f $(BUILD)/faults-report.txt
-	OTELCOL_BIN=$(abspath $(COLLECTOR)) FAULTS_REPORT=$(abspath $(BUILD))/faults-report.txt $(GO) test -count=1 ./e2e/
-	@cat $(BUILD)/faults-report.txt
+	OTELCOL_BIN=$(abspath $(COLLECTOR)) FAULTS_REPORT=$(abspath $(BUILD))/faults-report.txt \
+		$(GO) test -count=1 ./e2e/; status=$$?; cat $(BUILD)/faults-report.txt 2>/dev/null; exit $$status
 
 # Every example config (and the `make run` config) must pass the built collector's validation.
 validate: $(COLLECTOR)

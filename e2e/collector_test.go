@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,44 +21,81 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // collector is one running otelcol-mergelog process.
 type collector struct {
-	cmd *exec.Cmd
-	out bytes.Buffer
+	cmd    *exec.Cmd
+	out    syncBuffer    // its stdout and stderr
+	exited chan struct{} // closed when the process has ended and cmd.ProcessState is set
+}
+
+// syncBuffer is a bytes.Buffer that can be read while the process writes to it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // startCollector runs the distribution with the given config files (merged in order, as the
 // collector does with several --config flags).
 func startCollector(t *testing.T, configs ...string) *collector {
 	t.Helper()
+	return startCollectorVia(t, nil, configs...)
+}
+
+// startCollectorVia is startCollector run through a wrapper command, which must exec its
+// arguments (so that signals reach the collector), e.g. a shell that lowers a ulimit first.
+func startCollectorVia(t *testing.T, wrapper []string, configs ...string) *collector {
+	t.Helper()
 	bin := os.Getenv("OTELCOL_BIN")
 	if bin == "" {
 		t.Skip("OTELCOL_BIN is not set: run `make e2e` (part of `make test`), which builds the collector")
 	}
-	var args []string
+	args := append(append([]string(nil), wrapper...), bin)
 	for _, c := range configs {
 		args = append(args, "--config", c)
 	}
-	c := &collector{cmd: exec.Command(bin, args...)}
+	c := &collector{cmd: exec.Command(args[0], args[1:]...), exited: make(chan struct{})}
 	c.cmd.Stdout, c.cmd.Stderr = &c.out, &c.out
 	if err := c.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	go func() { c.cmd.Wait(); close(c.exited) }()
 	t.Cleanup(func() { c.stop(t) })
 	return c
 }
 
 func (c *collector) stop(t *testing.T) {
-	if c.cmd.ProcessState != nil {
+	if c.end(os.Interrupt, 20*time.Second) {
 		return
 	}
-	c.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { c.cmd.Wait(); close(done) }()
+	c.cmd.Process.Kill()
+	<-c.exited
+	t.Errorf("collector did not stop on SIGINT; output:\n%s", c.out.String())
+}
+
+// end sends sig, unless the process has ended already, and reports whether it ended within
+// timeout.
+func (c *collector) end(sig os.Signal, timeout time.Duration) bool {
 	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		c.cmd.Process.Kill()
-		<-done
-		t.Errorf("collector did not stop on SIGINT; output:\n%s", c.out.String())
+	case <-c.exited:
+		return true
+	default:
+	}
+	c.cmd.Process.Signal(sig)
+	select {
+	case <-c.exited:
+		return true
+	case <-time.After(timeout):
+		return false
 	}
 }
 

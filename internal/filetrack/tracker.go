@@ -366,7 +366,9 @@ func (t *Tracker) checkSources() {
 				if info, err := f.fd.Stat(); err == nil {
 					ph.size = info.Size()
 				}
-				if f.eof && ph.size == f.tail.pos {
+				if !t.sameStart(f, f.fd, ph.size) {
+					t.goneRewritten(f, ph)
+				} else if f.eof && ph.size == f.tail.pos {
 					t.finish(f)
 				}
 			}
@@ -419,6 +421,18 @@ func (t *Tracker) rewritten(f *File, ph *phys) {
 	t.truncations.Add(1)
 	t.log.Info("file rewritten, reading it again from the start", zap.String("path", ph.path))
 	t.detach(f, ph)
+}
+
+// goneRewritten lets go of a file that is gone and was rewritten before it went (a
+// copytruncate refilled past what was read, then rotated away): what it holds is another
+// stream, read from its own copy if one appears, and the rest of f's stream is in f's copy.
+func (t *Tracker) goneRewritten(f *File, ph *phys) {
+	t.truncations.Add(1)
+	t.log.Info("file gone, and rewritten before it went; continuing it from a copy if one appears",
+		zap.String("path", ph.path), zap.Int64("offset", f.off))
+	t.closeFile(f)
+	f.src, f.draining = nil, false
+	delete(t.phys, ph.key)
 }
 
 // detach takes ph away from identity f: ph is matched again as a new

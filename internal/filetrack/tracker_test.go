@@ -467,6 +467,26 @@ func TestMovedAwayAndBack(t *testing.T) {
 	}
 }
 
+// While no poll ran (the caller held back by backpressure), the file was copytruncated,
+// refilled past what was read, rotated away and compressed, and its copy compressed too. The
+// descriptor still open holds the new stream, not the rest of the old one: the old stream goes
+// on in its copy, the new one is read from its own, nothing lost, nothing twice.
+func TestCopyTruncatedThenRotatedAwayUnpolled(t *testing.T) {
+	h := newHarness(t, Options{StartAtBeginning: true})
+	p := h.path("app.log")
+	write(t, p, text(lines("one", 0, 100)))
+	h.round()
+	appendTo(t, p, text(lines("one", 100, 150)))
+	write(t, p+".1", readFile(t, p)) // copytruncate
+	must(t, os.Truncate(p, 0))
+	appendTo(t, p, text(lines("two", 0, 300)))
+	must(t, os.Rename(p, p+".2"))
+	compress(t, p+".1", ".gz", compressors[0].pack)
+	compress(t, p+".2", ".gz", compressors[0].pack)
+	h.rounds(3)
+	h.expect(lines("one", 0, 150), lines("two", 0, 300))
+}
+
 func TestPermissionDenied(t *testing.T) {
 	h := newHarness(t, Options{StartAtBeginning: true})
 	p := h.path("secret.log")

@@ -42,6 +42,7 @@ func (r *mergelogReceiver) send() {
 	start := time.Now()
 	err := r.deliver(r.ctx, r.batch.logs, n)
 	r.paused += time.Since(start)
+	r.pollDue()
 	if err != nil {
 		r.stopping = true
 		return

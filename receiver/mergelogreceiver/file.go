@@ -122,6 +122,7 @@ func (r *mergelogReceiver) setAttrs(f *fileState) {
 // poll asks the tracker for the files to read this round; a file not seen before gets its
 // state (joiner, merge input, attributes).
 func (r *mergelogReceiver) poll(now time.Time) {
+	r.nextPoll, r.pollOverdue = now.Add(r.cfg.PollInterval), false
 	for _, file := range r.tracker.Poll() {
 		f := r.files[file.ID()]
 		if f == nil {
@@ -149,6 +150,9 @@ func (r *mergelogReceiver) readRound() (more bool) {
 		if r.stopping {
 			return false
 		}
+		if r.pollDue() {
+			return true
+		}
 		if !f.drained && !f.done && !f.blocked && r.readFile(f) {
 			more = true
 		}
@@ -172,6 +176,16 @@ func (r *mergelogReceiver) dropDone() {
 	r.order = kept
 }
 
+// pollDue reports whether a poll is due before reading on: a read round, or a delivery blocked
+// by backpressure, that outlasts poll_interval must not read a file past changes only a poll
+// sees (a copytruncate refilled past the read offset would be read as the old file's).
+func (r *mergelogReceiver) pollDue() bool {
+	if !r.pollOverdue && !time.Now().Before(r.nextPoll) {
+		r.pollOverdue = true
+	}
+	return r.pollOverdue
+}
+
 // readFile reads up to chunkBytes of f's lines into its joiner; true if it stopped early.
 func (r *mergelogReceiver) readFile(f *fileState) (more bool) {
 	now := time.Now()
@@ -183,6 +197,9 @@ func (r *mergelogReceiver) readFile(f *fileState) (more bool) {
 	for budget > 0 {
 		if r.stopping {
 			return false
+		}
+		if r.pollOverdue {
+			return true
 		}
 		if f.input != nil && f.input.Held() >= r.cfg.Merge.MaxHeldPerFile {
 			f.blocked = true

@@ -54,6 +54,8 @@ type mergelogReceiver struct {
 	observed    int64         // ObservedTimestamp of the entries being read
 	ctx         context.Context
 	stopping    bool // a delivery was interrupted by Shutdown: read and send nothing more
+	nextPoll    time.Time
+	pollOverdue bool // reading stops until the next poll
 	counts      counts
 	lateSeen    int64 // window.Late() at the last record
 	bytesSeen   int64 // the tracker's BytesRead at the last record
@@ -187,13 +189,11 @@ func (r *mergelogReceiver) run(ctx context.Context) {
 	r.ctx = ctx
 	timer := time.NewTimer(0)
 	defer timer.Stop()
-	var nextPoll time.Time
 	for ctx.Err() == nil && !r.stopping {
 		now := time.Now()
 		r.roundClock = r.clock()
-		if !now.Before(nextPoll) {
+		if !now.Before(r.nextPoll) {
 			r.poll(now)
-			nextPoll = now.Add(r.cfg.PollInterval)
 		}
 		more := r.readRound()
 		due := r.flushIdle(time.Now())
@@ -211,7 +211,7 @@ func (r *mergelogReceiver) run(ctx context.Context) {
 			r.commit() // entries settled without a delivery (empty ones)
 		}
 		r.record()
-		wait := time.Until(earliest(due, nextPoll))
+		wait := time.Until(earliest(due, r.nextPoll))
 		if more || unblocked {
 			wait = 0
 		}
