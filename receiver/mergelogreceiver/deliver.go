@@ -13,10 +13,20 @@ import (
 	"go.uber.org/zap"
 )
 
-var (
-	permanentAttr = metric.WithAttributeSet(attribute.NewSet(attribute.Bool("permanent", true)))
-	retryableAttr = metric.WithAttributeSet(attribute.NewSet(attribute.Bool("permanent", false)))
-)
+// metricAttrs are the attribute sets of the receiver's measurements: each names the receiver,
+// as the collector's own receiver metrics do, so that two mergelog receivers are told apart.
+type metricAttrs struct {
+	self, permanent, retryable metric.MeasurementOption
+}
+
+func newMetricAttrs(id string) metricAttrs {
+	self := attribute.String("receiver", id)
+	return metricAttrs{
+		self:      metric.WithAttributeSet(attribute.NewSet(self)),
+		permanent: metric.WithAttributeSet(attribute.NewSet(self, attribute.Bool("permanent", true))),
+		retryable: metric.WithAttributeSet(attribute.NewSet(self, attribute.Bool("permanent", false))),
+	}
+}
 
 // add puts e into the batch, sending the batch first if e would take it past max_bytes and
 // right after if it reaches max_records.
@@ -69,12 +79,12 @@ func (r *mergelogReceiver) deliver(ctx context.Context, logs plog.Logs, n int) e
 			return nil
 		}
 		if consumererror.IsPermanent(err) {
-			r.tel.ReceiverMergelogConsumeErrors.Add(ctx, 1, permanentAttr)
+			r.tel.ReceiverMergelogConsumeErrors.Add(ctx, 1, r.metricAttrs.permanent)
 			r.logger.Error("The next consumer refused a batch for good; skipping it",
 				zap.Error(err), zap.Int("dropped_records", n))
 			return nil
 		}
-		r.tel.ReceiverMergelogConsumeErrors.Add(ctx, 1, retryableAttr)
+		r.tel.ReceiverMergelogConsumeErrors.Add(ctx, 1, r.metricAttrs.retryable)
 		// Only the records the consumer reports as failed are sent again.
 		var partial consumererror.Logs
 		if errors.As(err, &partial) {
@@ -96,7 +106,7 @@ func (r *mergelogReceiver) deliver(ctx context.Context, logs plog.Logs, n int) e
 			return ctx.Err()
 		case <-timer.C:
 		}
-		r.tel.ReceiverMergelogConsumeRetries.Add(ctx, 1)
+		r.tel.ReceiverMergelogConsumeRetries.Add(ctx, 1, r.metricAttrs.self)
 		backoff = min(2*backoff, r.cfg.RetryOnFailure.MaxInterval)
 	}
 }
@@ -142,7 +152,7 @@ func (r *mergelogReceiver) record() {
 	ctx := context.Background()
 	add := func(v int64, inst metric.Int64Counter) {
 		if v != 0 {
-			inst.Add(ctx, v)
+			inst.Add(ctx, v, r.metricAttrs.self)
 		}
 	}
 	add(r.counts.emitted, r.tel.ReceiverMergelogRecordsEmitted)
@@ -156,5 +166,5 @@ func (r *mergelogReceiver) record() {
 	st := r.tracker.Stats()
 	add(st.BytesRead-r.bytesSeen, r.tel.ReceiverMergelogBytesRead)
 	r.bytesSeen = st.BytesRead
-	r.tel.ReceiverMergelogFilesOpen.Record(ctx, int64(st.FilesOpen))
+	r.tel.ReceiverMergelogFilesOpen.Record(ctx, int64(st.FilesOpen), r.metricAttrs.self)
 }

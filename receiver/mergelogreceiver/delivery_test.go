@@ -50,13 +50,21 @@ func TestBackpressureRetriesWithoutLossOrDuplicates(t *testing.T) {
 		return nil
 	}}
 	tel := componenttestTelemetry(t)
-	startWith(t, tel.settings(), cfg, s, host)
+	settings := tel.settings()
+	startWith(t, settings, cfg, s, host)
 
 	assert.Equal(t, wantLines(0, 100), s.waitBodies(t, 100))
 	assert.Equal(t, []string{"line 0", "line 0", "line 0", "line 0", "line 0"}, offered)
 	assert.Equal(t, int64(failures), tel.sum("otelcol_receiver_mergelog_consume_errors", isPermanent(false)))
 	assert.Equal(t, int64(failures), tel.sum("otelcol_receiver_mergelog_consume_retries", nil))
 	tel.waitSum(t, "otelcol_receiver_mergelog_records_emitted", 100)
+	// Every measurement names the receiver, as the collector's own receiver metrics do.
+	self := func(set attribute.Set) bool {
+		v, ok := set.Value("receiver")
+		return ok && v.AsString() == settings.ID.String()
+	}
+	assert.Equal(t, int64(100), tel.sum("otelcol_receiver_mergelog_records_emitted", self))
+	assert.Equal(t, int64(failures), tel.sum("otelcol_receiver_mergelog_consume_retries", self))
 	tel.waitSum(t, "otelcol_receiver_mergelog_bytes_read", int64(len(numbered(0, 100))))
 	tel.waitSum(t, "otelcol_receiver_accepted_log_records", 100)
 }

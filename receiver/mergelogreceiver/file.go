@@ -404,7 +404,7 @@ func (r *mergelogReceiver) emitHeld(slot uint32, heldFor int64) {
 // release, not per entry, which would cost more than the rest of an entry's way through.
 func (r *mergelogReceiver) recordHold() {
 	if r.longestHold >= 0 {
-		r.tel.ReceiverMergelogMergeHoldDuration.Record(context.Background(), float64(r.longestHold)/1e9)
+		r.tel.ReceiverMergelogMergeHoldDuration.Record(context.Background(), float64(r.longestHold)/1e9, r.metricAttrs.self)
 		r.longestHold = -1
 	}
 }

@@ -28,13 +28,14 @@ const checkpointKey = "checkpoint"
 const drainTimeout = 5 * time.Second
 
 type mergelogReceiver struct {
-	cfg     *Config
-	set     receiver.Settings
-	logger  *zap.Logger
-	next    consumer.Logs
-	obsrecv *receiverhelper.ObsReport
-	tel     *metadata.TelemetryBuilder
-	rules   entryRules
+	cfg         *Config
+	set         receiver.Settings
+	logger      *zap.Logger
+	next        consumer.Logs
+	obsrecv     *receiverhelper.ObsReport
+	tel         *metadata.TelemetryBuilder
+	metricAttrs metricAttrs
+	rules       entryRules
 
 	// Owned by the run goroutine between Start and the end of Shutdown.
 	tracker     *filetrack.Tracker
@@ -85,6 +86,7 @@ func newReceiver(set receiver.Settings, cfg *Config, next consumer.Logs) (*merge
 	}
 	return &mergelogReceiver{
 		cfg: cfg, set: set, logger: set.Logger, next: next, obsrecv: obsrecv, tel: tel, rules: rules,
+		metricAttrs: newMetricAttrs(set.ID.String()),
 	}, nil
 }
 
