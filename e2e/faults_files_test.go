@@ -19,11 +19,7 @@ import (
 func TestFaultsManyFiles(t *testing.T) {
 	needCollector(t)
 	const files, perFile, limit, maxOpen = 10000, 3, 1024, 256
-	dir := t.TempDir()
-	logs := filepath.Join(dir, "logs")
-	if err := os.Mkdir(logs, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir, logs := faultDirs(t)
 	out := filepath.Join(dir, "out.jsonl")
 	cfg := writeFile(t, filepath.Join(dir, "config.yaml"), fmt.Sprintf(`
 extensions:

@@ -38,11 +38,7 @@ func TestFaultsOutage(t *testing.T) {
 	needCollector(t)
 	const outage = 8 * time.Second
 	rng := faultRand(t)
-	dir := t.TempDir()
-	logs := filepath.Join(dir, "logs")
-	if err := os.Mkdir(logs, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir, logs := faultDirs(t)
 	grpcPort, promPort := freePort(t), freePort(t)
 	b := &runSeries{t: t, dir: dir, config: func(out string) string { return sinkConfig(grpcPort, out) }}
 	b.start()

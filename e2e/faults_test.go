@@ -271,6 +271,17 @@ func pairWriters(t *testing.T, dir string) []*logWriter {
 	}
 }
 
+// faultDirs makes a test's directory and, in it, the directory "logs" its writers write in.
+func faultDirs(t *testing.T) (dir, logs string) {
+	t.Helper()
+	dir = t.TempDir()
+	logs = filepath.Join(dir, "logs")
+	if err := os.Mkdir(logs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir, logs
+}
+
 // pairConfig is the collector of the SIGKILL and SIGTERM tests: both receivers checkpoint in
 // file_storage under dir and export straight to a file exporter (no batch processor, no queue:
 // ConsumeLogs returns once the records are written, so the batch in flight is the receiver's).
@@ -357,11 +368,7 @@ func TestFaultsSIGKILL(t *testing.T) {
 	needCollector(t)
 	const kills = 12
 	rng := faultRand(t)
-	dir := t.TempDir()
-	logs := filepath.Join(dir, "logs")
-	if err := os.Mkdir(logs, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir, logs := faultDirs(t)
 	s := &runSeries{t: t, dir: dir, config: func(out string) string { return pairConfig(dir, out, "500ms") }}
 	began := time.Now()
 	ws := pairWriters(t, logs)
@@ -409,11 +416,7 @@ func TestFaultsSIGTERM(t *testing.T) {
 	needCollector(t)
 	const terms = 6
 	rng := faultRand(t)
-	dir := t.TempDir()
-	logs := filepath.Join(dir, "logs")
-	if err := os.Mkdir(logs, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir, logs := faultDirs(t)
 	// force_flush_period 1m: the half line must wait for its end across the restart; with the
 	// default 500ms an idle partial line is emitted as it is (as file_log does).
 	s := &runSeries{t: t, dir: dir, config: func(out string) string { return pairConfig(dir, out, "1m") }}

@@ -20,14 +20,28 @@ func instant(t *testing.T, s string) int64 {
 	return at.UnixNano()
 }
 
+// parsed is what a line should parse to.
+type parsed struct {
+	line    string
+	stream  Stream
+	partial bool
+	log     string
+}
+
+func checkParse(t *testing.T, cases []parsed) {
+	t.Helper()
+	for _, tc := range cases {
+		var p Parser
+		l := p.Parse([]byte(tc.line))
+		assert.Equal(t, tc.stream, l.Stream, tc.line)
+		assert.Equal(t, tc.partial, l.Partial, tc.line)
+		assert.Equal(t, tc.log, string(l.Log), tc.line)
+	}
+}
+
 func TestParseCRI(t *testing.T) {
 	ts := "2026-11-29T10:00:00.123456789Z"
-	for _, tc := range []struct {
-		line    string
-		stream  Stream
-		partial bool
-		log     string
-	}{
+	checkParse(t, []parsed{
 		{ts + " stdout F hello world", Stdout, false, "hello world"},
 		{ts + " stderr P first half ", Stderr, true, "first half "},
 		{ts + " stdout F ", Stdout, false, ""},
@@ -35,13 +49,7 @@ func TestParseCRI(t *testing.T) {
 		{ts + " stdout F  two leading spaces", Stdout, false, " two leading spaces"},
 		{ts + " stdout F:x:y tags after the flag", Stdout, false, "tags after the flag"},
 		{"2026-11-29T11:00:00.5+01:00 stdout F offset", Stdout, false, "offset"},
-	} {
-		var p Parser
-		l := p.Parse([]byte(tc.line))
-		assert.Equal(t, tc.stream, l.Stream, tc.line)
-		assert.Equal(t, tc.partial, l.Partial, tc.line)
-		assert.Equal(t, tc.log, string(l.Log), tc.line)
-	}
+	})
 	var p Parser
 	assert.Equal(t, instant(t, ts), p.Parse([]byte(ts+" stdout F x")).Time)
 	assert.Equal(t, instant(t, "2026-11-29T10:00:00.5Z"), p.Parse([]byte("2026-11-29T11:00:00.5+01:00 stdout F x")).Time)
@@ -49,12 +57,7 @@ func TestParseCRI(t *testing.T) {
 
 func TestParseDocker(t *testing.T) {
 	ts := "2026-11-29T10:00:00.123456789Z"
-	for _, tc := range []struct {
-		line    string
-		stream  Stream
-		partial bool
-		log     string
-	}{
+	cases := []parsed{
 		{`{"log":"hello\n","stream":"stdout","time":"` + ts + `"}`, Stdout, false, "hello"},
 		{`{"log":"no newline: a piece","stream":"stderr","time":"` + ts + `"}`, Stderr, true, "no newline: a piece"},
 		{`{"stream":"stdout","time":"` + ts + `","log":"order\n"}`, Stdout, false, "order"},
@@ -64,13 +67,11 @@ func TestParseDocker(t *testing.T) {
 		{`{"log":"attrs\n","stream":"stdout","attrs":{"tag":"a,b}","n":[1,{"x":2}]},"time":"` + ts + `","n":12}`,
 			Stdout, false, "attrs"},
 		{`{ "log" : "spaced\n" , "stream" : "stdout" , "time" : "` + ts + `" } `, Stdout, false, "spaced"},
-	} {
+	}
+	checkParse(t, cases)
+	for _, tc := range cases {
 		var p Parser
-		l := p.Parse([]byte(tc.line))
-		assert.Equal(t, tc.stream, l.Stream, tc.line)
-		assert.Equal(t, tc.partial, l.Partial, tc.line)
-		assert.Equal(t, tc.log, string(l.Log), tc.line)
-		assert.Equal(t, instant(t, ts), l.Time, tc.line)
+		assert.Equal(t, instant(t, ts), p.Parse([]byte(tc.line)).Time, tc.line)
 	}
 }
 
