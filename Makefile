@@ -5,8 +5,9 @@ BUILD     := _build
 COLLECTOR := $(BUILD)/otelcol-mergelog
 OCB_VER   := v0.165.0
 OCB       := $(BUILD)/bin/builder
-# Inputs of the distribution: our Go sources and the manifest.
-SOURCES   := $(shell find . -path ./_build -prune -o -path ./bench -prune -o -name '*.go' -print) go.mod go.sum builder-config.yaml
+# Inputs of the distribution: our Go sources (not tests, not the nested modules) and the manifest.
+SOURCES   := $(shell find . \( -path ./_build -o -path ./bench -o -path ./deploy -o -path ./e2e \) -prune \
+	-o -name '*.go' ! -name '*_test.go' -print) go.mod go.sum builder-config.yaml
 
 .PHONY: run otelcol test unit e2e validate k8s bench bench-mergelog lint fuzz fuzz-ci clean
 
