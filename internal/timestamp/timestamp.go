@@ -113,6 +113,15 @@ type Parser struct {
 	clfDate dateCache                 // last CLF date, for formatCLF
 }
 
+// ConfigError is a bad Config: Field names the field (format, layout, regex).
+type ConfigError struct {
+	Field string
+	Err   error
+}
+
+func (e *ConfigError) Error() string { return "timestamp: " + e.Field + ": " + e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
 // New checks cfg and compiles its layout and regexp.
 func New(cfg Config) (*Parser, error) {
 	p := &Parser{loc: cfg.Location, now: cfg.Now}
@@ -130,27 +139,27 @@ func New(cfg Config) (*Parser, error) {
 	case "layout":
 		p.format = formatLayout
 	default:
-		return nil, fmt.Errorf("timestamp: unknown format %q (want clf, rfc3339, iso8601 or layout)", cfg.Format)
+		return nil, &ConfigError{"format", fmt.Errorf("unknown format %q (want clf, rfc3339, iso8601 or layout)", cfg.Format)}
 	}
 	if p.format == formatLayout {
 		if cfg.Layout == "" {
-			return nil, errors.New("timestamp: format layout needs a layout")
+			return nil, &ConfigError{"layout", errors.New("format layout needs a layout")}
 		}
 		ops, err := compileLayout(cfg.Layout)
 		if err != nil {
-			return nil, fmt.Errorf("timestamp: layout %q: %w", cfg.Layout, err)
+			return nil, &ConfigError{"layout", fmt.Errorf("%q: %w", cfg.Layout, err)}
 		}
 		p.ops = ops
 	} else if cfg.Layout != "" {
-		return nil, fmt.Errorf("timestamp: layout %q is only used with format layout, not %q", cfg.Layout, cfg.Format)
+		return nil, &ConfigError{"layout", fmt.Errorf("%q is only used with format layout, not %q", cfg.Layout, cfg.Format)}
 	}
 	if cfg.Regex != "" {
 		re, err := regexp.Compile(cfg.Regex)
 		if err != nil {
-			return nil, fmt.Errorf("timestamp: regex: %w", err)
+			return nil, &ConfigError{"regex", err}
 		}
 		if re.NumSubexp() < 1 {
-			return nil, fmt.Errorf("timestamp: regex %q has no capture group to hold the timestamp", cfg.Regex)
+			return nil, &ConfigError{"regex", fmt.Errorf("%q has no capture group to hold the timestamp", cfg.Regex)}
 		}
 		p.re = re
 	}

@@ -199,7 +199,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.Multiline.validate()...)
 	if c.Timestamp != nil {
 		if _, err := c.Timestamp.parserConfig(); err != nil {
-			errs = append(errs, err) // named: "timestamp.location: …" or timestamp's own "timestamp: …"
+			errs = append(errs, err) // named: "timestamp.location: …", "timestamp.regex: …"
 		}
 	}
 	if c.Merge.Enabled && c.Timestamp == nil && c.Format != formatContainer {
@@ -292,6 +292,10 @@ func (t *TimestampConfig) parserConfig() (timestamp.Config, error) {
 		pc.Location = loc
 	}
 	if _, err := timestamp.New(pc); err != nil {
+		var ce *timestamp.ConfigError
+		if errors.As(err, &ce) {
+			return pc, fmt.Errorf("timestamp.%s: %w", ce.Field, ce.Err)
+		}
 		return pc, err
 	}
 	return pc, nil
