@@ -144,19 +144,25 @@ func (r *mergelogReceiver) poll(now time.Time) {
 
 // readRound reads a chunk of every file handed out and not yet read to io.EOF (the tracker
 // hands a file out again only once it has data beyond what it has buffered); it reports
-// whether some file has more to read now.
+// whether some file has more to read now. A round cut short for a poll goes on after it where
+// it stopped, so that every file gets its turn however long rounds take; a round reads at
+// least one file, however long a poll takes.
 func (r *mergelogReceiver) readRound() (more bool) {
-	for _, f := range r.order {
+	for read := false; r.cursor < len(r.order); r.cursor++ {
 		if r.stopping {
 			return false
 		}
-		if r.pollDue() {
+		if read && r.pollDue() {
 			return true
 		}
-		if !f.drained && !f.done && !f.blocked && r.readFile(f) {
-			more = true
+		if f := r.order[r.cursor]; !f.drained && !f.done && !f.blocked {
+			read = true
+			if r.readFile(f) {
+				more = true
+			}
 		}
 	}
+	r.cursor = 0
 	r.dropDone()
 	return more
 }

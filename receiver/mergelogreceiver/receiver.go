@@ -42,6 +42,7 @@ type mergelogReceiver struct {
 	storage     storage.Client
 	files       map[uint64]*fileState
 	order       []*fileState // files in reading order (round robin)
+	cursor      int          // the file of r.order the read round is at
 	batch       *batch
 	resources   resources
 	touched     []*fileState          // files with entries settled since the last commit

@@ -5,12 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/metadata"
 )
@@ -263,4 +265,43 @@ func expectedLines(files, lines int) []string {
 		}
 	}
 	return out
+}
+
+// Read rounds cut short for a poll go on where they stopped: with rounds far longer than
+// poll_interval, every file is read a chunk at a time in turn, none waits for the ones before it
+// to be read to their end.
+func TestLongRoundsReadEveryFileInTurn(t *testing.T) {
+	dir := t.TempDir()
+	const files, lines = 8, 20000 // about 600 kB a file: a few chunks each
+	for i := range files {
+		writeFile(t, filepath.Join(dir, fmt.Sprintf("f%d.log", i)), text(tagged(fmt.Sprintf("f%d %s", i, strings.Repeat("x", 20)), 0, lines)))
+	}
+	cfg := testConfig(dir)
+	cfg.PollInterval = time.Microsecond // every file's chunk outlasts it
+	var mu sync.Mutex
+	started := map[string]bool{} // files with records delivered before f0 was done
+	var f0done bool
+	s := &sink{decide: func(_ int, ld plog.Logs) error {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, rl := range ld.ResourceLogs().All() {
+			for _, sl := range rl.ScopeLogs().All() {
+				for _, lr := range sl.LogRecords().All() {
+					body := lr.Body().Str()
+					if !f0done {
+						started[body[:2]] = true
+					}
+					if strings.HasPrefix(body, "f0 ") && strings.HasSuffix(body, fmt.Sprintf(" %d", lines-1)) {
+						f0done = true
+					}
+				}
+			}
+		}
+		return nil
+	}}
+	startReceiver(t, cfg, s, nil)
+	s.waitBodies(t, files*lines)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Len(t, started, files, "files read before the first was read to its end: %v", started)
 }
