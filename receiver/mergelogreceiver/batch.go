@@ -69,7 +69,10 @@ func (b *batch) recordsOf(g *resourceGroup) plog.LogRecordSlice {
 		sl := rl.ScopeLogs().AppendEmpty()
 		sl.Scope().SetName(metadata.ScopeName)
 		rs = sl.LogRecords()
-		rs.EnsureCapacity(cap(b.marks) - len(b.marks))
+		if len(b.groups) == 0 {
+			// Most batches have one resource; with many (a node's pods), each grows as needed.
+			rs.EnsureCapacity(cap(b.marks))
+		}
 		b.groups[g] = rs
 	}
 	b.last, b.records = g, rs
