@@ -178,3 +178,22 @@ func TestPodFromPath(t *testing.T) {
 		assert.False(t, ok, path)
 	}
 }
+
+func BenchmarkParse(b *testing.B) {
+	msg := "GET /api/v1/cart/items?id=42 200 1234 0.012 \"Mozilla/5.0 (X11; Linux x86_64)\""
+	for name, line := range map[string]string{
+		"cri":    "2026-11-29T10:00:00.123456789Z stdout F " + msg,
+		"docker": `{"log":"` + strings.ReplaceAll(msg, `"`, `\"`) + `\n","stream":"stdout","time":"2026-11-29T10:00:00.123456789Z"}`,
+	} {
+		b.Run(name, func(b *testing.B) {
+			var p Parser
+			in := []byte(line)
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				if p.Parse(in).Stream != Stdout {
+					b.Fatal("not parsed")
+				}
+			}
+		})
+	}
+}

@@ -90,7 +90,6 @@ func RFC3339Prefix(b []byte) (unixNano int64, n int, ok bool) {
 	if n, ok = parseRFC3339(b, &c); !ok || !c.hasOffset {
 		return 0, 0, false
 	}
-	var utc Parser // instant uses the Location only for times without an offset
-	unixNano, ok = utc.instant(&c)
+	unixNano, ok = c.instant()
 	return unixNano, n, ok
 }

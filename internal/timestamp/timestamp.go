@@ -224,15 +224,33 @@ const (
 )
 
 func (p *Parser) instant(c *civil) (int64, bool) {
+	if !c.hasOffset && p.loc != nil {
+		sec, ok := c.wallSeconds()
+		if !ok {
+			return 0, false
+		}
+		return unixNano(p.wallToUTC(sec), c.nsec)
+	}
+	return c.instant()
+}
+
+// wallSeconds returns the seconds since 1970-01-01 00:00:00 of c's wall time, ignoring its
+// offset; false for a day the month does not have.
+func (c *civil) wallSeconds() (int64, bool) {
 	if c.day > daysIn(c.month, c.year) {
 		return 0, false
 	}
-	sec := daysFromCivil(c.year, c.month, c.day)*86400 + int64(c.hour*3600+c.min*60+c.sec)
-	switch {
-	case c.hasOffset:
+	return daysFromCivil(c.year, c.month, c.day)*86400 + int64(c.hour*3600+c.min*60+c.sec), true
+}
+
+// instant is c's instant in Unix nanoseconds, taking its offset (none: UTC).
+func (c *civil) instant() (int64, bool) {
+	sec, ok := c.wallSeconds()
+	if !ok {
+		return 0, false
+	}
+	if c.hasOffset {
 		sec -= int64(c.offset)
-	case p.loc != nil:
-		sec = p.wallToUTC(sec)
 	}
 	return unixNano(sec, c.nsec)
 }
