@@ -3,10 +3,12 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"time"
 )
 
 // input is a set of generated files and what a receiver must deliver from them.
@@ -75,6 +77,71 @@ func (g *generator) merge(size int64) (input, error) {
 		}
 	}
 	return count(filepath.Join(dir, "*.log"), paths, nil)
+}
+
+// pods is the CLF log as a container runtime writes it under /var/log/pods: each line behind a
+// CRI prefix, one line in ten on stderr, one in twenty split in two by the runtime (P, then F).
+func (g *generator) pods(size int64) (input, error) {
+	src, err := g.clf(size)
+	if err != nil {
+		return input{}, err
+	}
+	dir := filepath.Join(g.data, fmt.Sprintf("pods-%dMB", size/1e6), "shop_cart-7d9f_0b7c-11ef", "server")
+	path := filepath.Join(dir, "0.log")
+	if _, err := os.Stat(path); err != nil {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return input{}, err
+		}
+		if err := writeCRI(src.glob, path); err != nil {
+			return input{}, err
+		}
+	}
+	in, err := count(path, []string{path}, nil)
+	in.entries = src.entries // a split line is one record
+	return in, err
+}
+
+// writeCRI writes each line of the file at from to path with a CRI prefix.
+func writeCRI(from, path string) error {
+	f, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	tmp := path + ".tmp"
+	out, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(out, 1<<20)
+	s := bufio.NewScanner(f)
+	s.Buffer(make([]byte, 1<<20), 1<<20)
+	at := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	for n := 0; s.Scan(); n++ {
+		at = at.Add(time.Millisecond + time.Duration(n%1000))
+		stream := "stdout"
+		if n%10 == 9 {
+			stream = "stderr"
+		}
+		ts := at.Format("2006-01-02T15:04:05.000000000Z07:00")
+		line := s.Bytes()
+		if n%20 == 19 && len(line) > 2 {
+			// Never after a space: file_log trims each physical line before its container
+			// operator joins the pieces, and would lose that space (ours keeps it), so the
+			// bodies would differ.
+			cut := len(line) / 2
+			for cut > 1 && line[cut-1] == ' ' {
+				cut--
+			}
+			fmt.Fprintf(w, "%s %s P %s\n", ts, stream, line[:cut])
+			line = line[cut:]
+		}
+		fmt.Fprintf(w, "%s %s F %s\n", ts, stream, line)
+	}
+	if err := errors.Join(s.Err(), w.Flush(), out.Close()); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // file writes about size bytes of genlogs output with args to path, unless path exists.

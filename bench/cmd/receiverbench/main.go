@@ -43,7 +43,7 @@ func main() {
 	flag.IntVar(&o.sizeMB, "size", 200, "MB (10^6 bytes) of input per workload")
 	flag.IntVar(&o.bigMB, "big", 1024, "MB of the single mergelog runs that show the heap stays flat (0: skip)")
 	flag.IntVar(&o.runs, "runs", 3, "runs per receiver and workload, alternating; medians are reported")
-	flag.StringVar(&o.workloads, "workloads", "logtail,clf,merge", "comma-separated subset of logtail, clf, merge")
+	flag.StringVar(&o.workloads, "workloads", "logtail,clf,merge,pods", "comma-separated subset of logtail, clf, merge, pods")
 	flag.StringVar(&o.profiles, "cpuprofile", "", "directory for a CPU profile of each receiver's first run per workload")
 	flag.DurationVar(&o.timeout, "timeout", 10*time.Minute, "limit for one run")
 	flag.Parse()
@@ -112,6 +112,7 @@ type benchCase struct {
 	name      string
 	input     input
 	keys      map[string]any
+	fileLog   map[string]any // file_log's keys where they differ from keys
 	receivers []rig.Receiver
 	target    target
 }
@@ -133,23 +134,37 @@ func benchCases(gen *generator, size int64, workloads []string) ([]benchCase, er
 				return nil, err
 			}
 			for _, pattern := range []string{"cnt.*", "^cnt"} {
-				cases = append(cases, benchCase{"logtail " + pattern, in, multilineKeys(in.glob, pattern), both,
-					target{minRatio: 15, minMBps: 633}})
+				cases = append(cases, benchCase{name: "logtail " + pattern, input: in, keys: multilineKeys(in.glob, pattern),
+					receivers: both, target: target{minRatio: 15, minMBps: 633}})
 			}
 		case "clf":
 			in, err := gen.clf(size)
 			if err != nil {
 				return nil, err
 			}
-			cases = append(cases, benchCase{"plain lines (CLF)", in, baseKeys(in.glob), both, target{minRatio: 3}})
+			cases = append(cases, benchCase{name: "plain lines (CLF)", input: in, keys: baseKeys(in.glob), receivers: both,
+				target: target{minRatio: 3}})
 		case "merge":
 			in, err := gen.merge(size)
 			if err != nil {
 				return nil, err
 			}
 			// file_log cannot merge: mergelog alone.
-			cases = append(cases, benchCase{"7-file CLF merge", in, mergeKeys(in.glob), []rig.Receiver{rig.Mergelog},
-				target{minMBps: 300}})
+			cases = append(cases, benchCase{name: "7-file CLF merge", input: in, keys: mergeKeys(in.glob),
+				receivers: []rig.Receiver{rig.Mergelog}, target: target{minMBps: 300}})
+		case "pods":
+			in, err := gen.pods(size)
+			if err != nil {
+				return nil, err
+			}
+			// The same job both ways: strip the CRI prefix, join split lines, take the pod's
+			// identity from the path. file_log does it with its container operator.
+			ours, theirs := baseKeys(in.glob), baseKeys(in.glob)
+			ours["format"] = "container"
+			theirs["include_file_path"] = true
+			theirs["operators"] = []any{map[string]any{"type": "container", "format": "containerd"}}
+			cases = append(cases, benchCase{name: "pod logs (CRI)", input: in, keys: ours, fileLog: theirs,
+				receivers: both})
 		default:
 			return nil, fmt.Errorf("-workloads: unknown workload %q", w)
 		}
@@ -205,7 +220,11 @@ func (c benchCase) run(o options) []row {
 			if o.profiles != "" && n == 0 {
 				profile = filepath.Join(o.profiles, fileName(c.name)+"-"+rcv.Name+".pprof")
 			}
-			m := measure(rcv, c.keys, c.input, o.timeout, profile)
+			keys := c.keys
+			if rcv == rig.FileLog && c.fileLog != nil {
+				keys = c.fileLog
+			}
+			m := measure(rcv, keys, c.input, o.timeout, profile)
 			if m.err != nil {
 				fmt.Fprintf(os.Stderr, "%-20s %-9s run %d: FAILED: %v\n", c.name, rcv.Name, n+1, m.err)
 				r.failures = append(r.failures, m.err.Error())
