@@ -5,7 +5,7 @@
 # merge, plus 1 GB mergelog runs that show the heap stays flat. CPU time is robust to other load
 # on the machine, but not entirely: take figures when `uptime` shows a low load.
 # Inputs (about 2.6 GB with the defaults) are generated once into bench/_data and reused.
-# Usage: scripts/bench-receiver.sh [-size MB] [-runs N] [-big MB] [-workloads logtail,clf,merge] [-cpuprofile DIR]
+# Usage: scripts/bench-receiver.sh [-size MB] [-runs N] [-big MB] [-workloads logtail,clf,merge,pods] [-cpuprofile DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=$PWD/bench/_data
