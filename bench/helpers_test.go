@@ -3,12 +3,15 @@ package bench
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/receiver"
 
@@ -17,8 +20,11 @@ import (
 
 // record is what the tests compare of a log record.
 type record struct {
-	file string // log.file.name
-	body string
+	file     string // log.file.name
+	body     string
+	time     string // Timestamp
+	stream   string // log.iostream
+	resource string // the k8s.* resource attributes, k=v sorted, values as strings
 }
 
 // recorder is a consumer that keeps every record it accepts. When gate is set, it is asked
@@ -54,13 +60,24 @@ func recordsOf(ld plog.Logs) []record {
 	var out []record
 	rls := ld.ResourceLogs()
 	for i := range rls.Len() {
+		var k8s []string
+		rls.At(i).Resource().Attributes().Range(func(k string, v pcommon.Value) bool {
+			if strings.HasPrefix(k, "k8s.") {
+				k8s = append(k8s, k+"="+v.AsString())
+			}
+			return true
+		})
+		slices.Sort(k8s)
+		resource := strings.Join(k8s, " ")
 		sls := rls.At(i).ScopeLogs()
 		for j := range sls.Len() {
 			lrs := sls.At(j).LogRecords()
 			for k := range lrs.Len() {
 				lr := lrs.At(k)
 				name, _ := lr.Attributes().Get("log.file.name")
-				out = append(out, record{file: name.AsString(), body: lr.Body().AsString()})
+				stream, _ := lr.Attributes().Get("log.iostream")
+				out = append(out, record{file: name.AsString(), body: lr.Body().AsString(),
+					time: lr.Timestamp().String(), stream: stream.AsString(), resource: resource})
 			}
 		}
 	}
