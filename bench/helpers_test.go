@@ -75,9 +75,12 @@ func recordsOf(ld plog.Logs) []record {
 			for k := range lrs.Len() {
 				lr := lrs.At(k)
 				name, _ := lr.Attributes().Get("log.file.name")
-				stream, _ := lr.Attributes().Get("log.iostream")
-				out = append(out, record{file: name.AsString(), body: lr.Body().AsString(),
-					time: lr.Timestamp().String(), stream: stream.AsString(), resource: resource})
+				r := record{file: name.AsString(), body: lr.Body().AsString(), time: lr.Timestamp().String(),
+					resource: resource}
+				if stream, ok := lr.Attributes().Get("log.iostream"); ok {
+					r.stream = stream.AsString()
+				}
+				out = append(out, r)
 			}
 		}
 	}
