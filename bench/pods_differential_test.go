@@ -24,7 +24,10 @@ import (
 // newline and joins them (TestContainerDockerJSON in the receiver).
 func TestSameAsFileLogContainer(t *testing.T) {
 	root := t.TempDir()
-	for p, dir := range []string{"shop_cart-7d9f_0b7c-11ef/server", "web_front-5c4b_9a1e-22aa/nginx"} {
+	// One file: with two, file_log reads them concurrently and its container operator writes a
+	// field of its own on every entry from both goroutines, a data race -race reports (in
+	// contrib v0.165.1, parser/container/parser.go).
+	for p, dir := range []string{"shop_cart-7d9f_0b7c-11ef/server"} {
 		at := time.Date(2026, 11, 29, 10, 0, p, 0, time.UTC)
 		var cri strings.Builder
 		for i := range 300 {
@@ -64,8 +67,8 @@ func TestSameAsFileLogContainer(t *testing.T) {
 	w, g := want.snapshot(), got.snapshot()
 	sortRecords(w)
 	sortRecords(g)
-	if len(w) != 600 {
-		t.Errorf("file_log gave %d records, want 600 (300 a file)", len(w))
+	if len(w) != 300 {
+		t.Errorf("file_log gave %d records, want 300", len(w))
 	}
 	if d := firstDiff(w, g); d != "" {
 		t.Errorf("mergelog differs from file_log at %s", d)
