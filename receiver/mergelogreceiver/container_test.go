@@ -236,3 +236,23 @@ func TestContainerRetriesLoseNothing(t *testing.T) {
 	}
 	assert.Equal(t, want, got)
 }
+
+// A runtime's line whose log is longer than max_log_size (the reader takes such lines whole, up
+// to 64 KiB beyond it): split cuts it into entries of max_log_size, each with the line's time.
+func TestContainerLogLongerThanMaxLogSize(t *testing.T) {
+	root := t.TempDir()
+	dir := podDir(t, root, "c")
+	cfg := containerConfig(root)
+	cfg.MaxLogSize = 10
+	writeFile(t, filepath.Join(dir, "0.log"), criLine(1, "stdout", "F", strings.Repeat("a", 25))+criLine(2, "stdout", "F", "after"))
+	s := &sink{}
+	startReceiver(t, cfg, s, nil)
+	assert.Equal(t, []string{"aaaaaaaaaa", "aaaaaaaaaa", "aaaaa", "after"}, s.waitBodies(t, 4))
+	for i, lr := range s.records() {
+		sec := 1
+		if i == 3 {
+			sec = 2
+		}
+		assert.Equal(t, time.Date(2026, 11, 29, 10, 0, sec, 1, time.UTC), lr.Timestamp().AsTime(), lr.Body().Str())
+	}
+}

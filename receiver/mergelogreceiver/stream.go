@@ -82,6 +82,7 @@ type heldLine struct {
 type lineQueue struct {
 	q    []heldLine
 	head int
+	last heldLine // the last line dropped
 }
 
 func (q *lineQueue) push(l heldLine) { q.q = append(q.q, l) }
@@ -94,10 +95,15 @@ func (q *lineQueue) first() (heldLine, bool) {
 }
 
 // popThrough drops the lines that end at or before end (those of an emitted entry) and returns
-// the first of them.
+// the first of them; when there is none, the entry is a further piece of a line longer than
+// max_log_size, cut by the joiner, and that line is returned again.
 func (q *lineQueue) popThrough(end int64) heldLine {
-	first, _ := q.first()
+	if q.head == len(q.q) || q.q[q.head].end > end {
+		return q.last
+	}
+	first := q.q[q.head]
 	for q.head < len(q.q) && q.q[q.head].end <= end {
+		q.last = q.q[q.head]
 		q.head++
 	}
 	// Reuse the array once the dropped prefix dominates, so memory follows what is held.
