@@ -89,6 +89,22 @@ func (s *runSeries) start() {
 
 // end sends sig to the current run and checks that it ended as it should: killed by SIGKILL,
 // or exiting with status 0.
+// wrapUp ends a series with its collector running: it lets the collector catch up, finishes
+// the writers, checks the files on disk, waits until every entry is exported, stops the
+// collector and checks the entries; it returns what each run exported and the tally.
+func (s *runSeries) wrapUp(t *testing.T, logs string, ws []*logWriter) ([][]string, *tally) {
+	t.Helper()
+	time.Sleep(time.Second)
+	for _, w := range ws {
+		w.finish(t)
+	}
+	checkOnDisk(t, logs, ws)
+	runs, tl := waitDelivered(t, s.cur, ws, s.outs, 2*time.Second, 2*time.Minute)
+	s.end(syscall.SIGTERM)
+	checkEntries(t, tl)
+	return runs, tl
+}
+
 func (s *runSeries) end(sig syscall.Signal) {
 	s.t.Helper()
 	c := s.cur
@@ -381,15 +397,7 @@ func TestFaultsSIGKILL(t *testing.T) {
 		time.Sleep(between(rng, 0, time.Second)) // the writers go on, and rotate, meanwhile
 	}
 	s.start()
-	time.Sleep(time.Second)
-	for _, w := range ws {
-		w.finish(t)
-	}
-	checkOnDisk(t, logs, ws)
-	runs, tl := waitDelivered(t, s.cur, ws, s.outs, 2*time.Second, 2*time.Minute)
-	s.end(syscall.SIGTERM)
-
-	checkEntries(t, tl)
+	runs, tl := s.wrapUp(t, logs, ws)
 	again := tl.againLater(len(runs))
 	for _, r := range []string{"plain", "merged"} {
 		for run, n := range again[r] {
@@ -441,15 +449,7 @@ func TestFaultsSIGTERM(t *testing.T) {
 			resume()
 		}
 	}
-	time.Sleep(time.Second)
-	for _, w := range ws {
-		w.finish(t)
-	}
-	checkOnDisk(t, logs, ws)
-	_, tl := waitDelivered(t, s.cur, ws, s.outs, 2*time.Second, 2*time.Minute)
-	s.end(syscall.SIGTERM)
-
-	checkEntries(t, tl)
+	_, tl := s.wrapUp(t, logs, ws)
 	if tl.dups > 0 {
 		t.Errorf("%d records duplicated across graceful restarts", tl.dups)
 	}
