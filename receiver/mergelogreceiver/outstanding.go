@@ -5,9 +5,8 @@ package mergelogreceiver
 // releases a file that goes back in time out of its own order), so what may be committed ends
 // at the first entry not settled, never just at the latest delivery.
 type outstanding struct {
-	first int64 // sequence number of q[head]
-	head  int
-	q     []pendingEntry
+	first   int64 // sequence number of the front entry
+	entries fifo[pendingEntry]
 }
 
 type pendingEntry struct {
@@ -19,36 +18,31 @@ type pendingEntry struct {
 // add appends the next entry, which starts at start and has record number record, and returns
 // its sequence number.
 func (o *outstanding) add(start, record int64) int64 {
-	o.q = append(o.q, pendingEntry{start: start, record: record})
-	return o.first + int64(len(o.q)-o.head) - 1
+	o.entries.push(pendingEntry{start: start, record: record})
+	return o.first + int64(o.entries.len()) - 1
 }
 
 // settle marks entry seq settled.
 func (o *outstanding) settle(seq int64) {
-	o.q[o.head+int(seq-o.first)].settled = true
+	o.entries.at(int(seq - o.first)).settled = true
 }
 
 // advance drops the settled prefix.
 func (o *outstanding) advance() {
-	for o.head < len(o.q) && o.q[o.head].settled {
-		o.head++
+	for o.entries.len() > 0 && o.entries.at(0).settled {
+		o.entries.pop()
 		o.first++
-	}
-	// Reuse the array once the dropped prefix dominates, so memory follows what is in flight.
-	if o.head > 0 && o.head >= len(o.q)/2 {
-		n := copy(o.q, o.q[o.head:])
-		o.q = o.q[:n]
-		o.head = 0
 	}
 }
 
 // oldest returns the start and record number of the first entry not settled (call advance first).
 func (o *outstanding) oldest() (start, record int64, ok bool) {
-	if o.head == len(o.q) {
+	if o.entries.len() == 0 {
 		return 0, 0, false
 	}
-	return o.q[o.head].start, o.q[o.head].record, true
+	e := o.entries.at(0)
+	return e.start, e.record, true
 }
 
 // empty reports whether every entry read has settled.
-func (o *outstanding) empty() bool { return o.head == len(o.q) }
+func (o *outstanding) empty() bool { return o.entries.len() == 0 }

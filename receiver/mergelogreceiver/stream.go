@@ -80,36 +80,28 @@ type heldLine struct {
 
 // lineQueue is a FIFO of held lines; the joiner emits them in order.
 type lineQueue struct {
-	q    []heldLine
-	head int
+	fifo[heldLine]
 	last heldLine // the last line dropped
 }
 
-func (q *lineQueue) push(l heldLine) { q.q = append(q.q, l) }
-
 func (q *lineQueue) first() (heldLine, bool) {
-	if q.head == len(q.q) {
+	if q.len() == 0 {
 		return heldLine{}, false
 	}
-	return q.q[q.head], true
+	return *q.at(0), true
 }
 
 // popThrough drops the lines that end at or before end (those of an emitted entry) and returns
 // the first of them; when there is none, the entry is a further piece of a line longer than
 // max_log_size, cut by the joiner, and that line is returned again.
 func (q *lineQueue) popThrough(end int64) heldLine {
-	if q.head == len(q.q) || q.q[q.head].end > end {
+	first, ok := q.first()
+	if !ok || first.end > end {
 		return q.last
 	}
-	first := q.q[q.head]
-	for q.head < len(q.q) && q.q[q.head].end <= end {
-		q.last = q.q[q.head]
-		q.head++
-	}
-	// Reuse the array once the dropped prefix dominates, so memory follows what is held.
-	if q.head >= len(q.q)/2 {
-		n := copy(q.q, q.q[q.head:])
-		q.q, q.head = q.q[:n], 0
+	for q.len() > 0 && q.at(0).end <= end {
+		q.last = *q.at(0)
+		q.pop()
 	}
 	return first
 }
