@@ -298,6 +298,15 @@ func faultDirs(t *testing.T) (dir, logs string) {
 	return dir, logs
 }
 
+// pairSeries sets up the SIGKILL and SIGTERM tests: the pair of receivers' collector, with
+// force_flush_period forceFlush, and their writers, started; it returns the directory they write in.
+func pairSeries(t *testing.T, forceFlush string) (*runSeries, []*logWriter, string) {
+	t.Helper()
+	dir, logs := faultDirs(t)
+	s := &runSeries{t: t, dir: dir, config: func(out string) string { return pairConfig(dir, out, forceFlush) }}
+	return s, pairWriters(t, logs), logs
+}
+
 // pairConfig is the collector of the SIGKILL and SIGTERM tests: both receivers checkpoint in
 // file_storage under dir and export straight to a file exporter (no batch processor, no queue:
 // ConsumeLogs returns once the records are written, so the batch in flight is the receiver's).
@@ -384,10 +393,8 @@ func TestFaultsSIGKILL(t *testing.T) {
 	needCollector(t)
 	const kills = 12
 	rng := faultRand(t)
-	dir, logs := faultDirs(t)
-	s := &runSeries{t: t, dir: dir, config: func(out string) string { return pairConfig(dir, out, "500ms") }}
 	began := time.Now()
-	ws := pairWriters(t, logs)
+	s, ws, logs := pairSeries(t, "500ms")
 	for range kills {
 		s.start()
 		// From the collector's start up to past a few rotations: kills land in start-up and
@@ -424,12 +431,10 @@ func TestFaultsSIGTERM(t *testing.T) {
 	needCollector(t)
 	const terms = 6
 	rng := faultRand(t)
-	dir, logs := faultDirs(t)
+	began := time.Now()
 	// force_flush_period 1m: the half line must wait for its end across the restart; with the
 	// default 500ms an idle partial line is emitted as it is (as file_log does).
-	s := &runSeries{t: t, dir: dir, config: func(out string) string { return pairConfig(dir, out, "1m") }}
-	began := time.Now()
-	ws := pairWriters(t, logs)
+	s, ws, logs := pairSeries(t, "1m")
 	var partials []entryID
 	s.start()
 	for range terms {
