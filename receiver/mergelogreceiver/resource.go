@@ -36,8 +36,11 @@ func newResources(static pcommon.Map) resources {
 
 // of returns the group of a file at path and counts the file in it.
 func (rs *resources) of(path string, pods bool) *resourceGroup {
+	if !pods {
+		return rs.static
+	}
 	pod, ok := container.PodFromPath(path)
-	if !pods || !ok {
+	if !ok {
 		return rs.static
 	}
 	g := rs.pods[pod]
