@@ -931,13 +931,17 @@ func (t *Tracker) readable(path string) {
 
 // Commit records that the caller's data of file id up to end (a decompressed
 // offset returned by Next or Partial) was accepted downstream, and that it
-// held records records (the caller's count, kept in the checkpoint).
-func (t *Tracker) Commit(id uint64, end, records int64) {
+// held records records (the caller's count, kept in the checkpoint). It
+// reports whether the committed offset moved, so that an unchanged
+// checkpoint need not be written again.
+func (t *Tracker) Commit(id uint64, end, records int64) (moved bool) {
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	if f := t.files[id]; f != nil && end > f.committed {
 		f.committed, f.records = end, records
+		return true
 	}
-	t.mu.Unlock()
+	return false
 }
 
 // Stats returns the counters.

@@ -126,9 +126,9 @@ func (r *mergelogReceiver) settle(s *stream, seq int64) {
 func (r *mergelogReceiver) commit() {
 	for _, f := range r.touched {
 		f.touched = false
-		offset, records := f.committable()
-		r.tracker.Commit(f.id, offset, records)
-		r.unsaved = true
+		if offset, records := f.committable(); r.tracker.Commit(f.id, offset, records) {
+			r.unsaved = true
+		}
 	}
 	r.touched = r.touched[:0]
 	if !r.unsaved || r.storage == nil {
