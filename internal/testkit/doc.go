@@ -1,0 +1,8 @@
+// Package testkit holds the scaffolding the module's tests share: compressed fixtures in every
+// format the receiver reads, numbered lines, files written and appended to, and a logs consumer
+// that records what it accepts and can be waited on. It plays the part fileconsumer's
+// internal/emittest plays in contrib.
+//
+// Every helper that can fail takes a testing.TB and fails the test itself, so call sites need
+// no error handling. The package is imported only from tests.
+package testkit
