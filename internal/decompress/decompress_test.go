@@ -6,77 +6,18 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"testing/iotest"
 
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
-	"github.com/ulikunitz/xz"
 	"go.uber.org/goleak"
 
 	"github.com/mergelog/otelcol-mergelog/internal/loggen"
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-func gzipBytes(t testing.TB, data []byte) []byte {
-	var b bytes.Buffer
-	w := gzip.NewWriter(&b)
-	if _, err := w.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-func zstdBytes(t testing.TB, data []byte) []byte {
-	w, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	return w.EncodeAll(data, nil)
-}
-
-func xzBytes(t testing.TB, data []byte) []byte { return xzDictBytes(t, data, 0) }
-
-// xzDictBytes compresses with a dictionary of dict bytes; 0 is xz's default, 8 MiB, whose
-// allocation costs milliseconds per stream.
-func xzDictBytes(t testing.TB, data []byte, dict int) []byte {
-	var b bytes.Buffer
-	w, err := xz.WriterConfig{DictCap: dict}.NewWriter(&b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-// bzip2Bytes compresses with the bzip2 command (the standard library has no
-// writer) or skips the test when it is not installed.
-func bzip2Bytes(t testing.TB, data []byte) []byte {
-	path, err := exec.LookPath("bzip2")
-	if err != nil {
-		t.Skip("bzip2 command not installed")
-	}
-	cmd := exec.Command(path, "-c")
-	cmd.Stdin = bytes.NewReader(data)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 func fixture(t testing.TB, name string) []byte {
 	b, err := os.ReadFile(filepath.Join("testdata", name))
@@ -147,16 +88,26 @@ func TestParseKind(t *testing.T) {
 	}
 }
 
-// codecs compress test data into each kind (Plain as it is).
-var codecs = []struct {
-	kind Kind
-	enc  func(testing.TB, []byte) []byte
-}{
-	{Plain, func(_ testing.TB, b []byte) []byte { return b }},
-	{Gzip, gzipBytes},
-	{Bzip2, bzip2Bytes},
-	{Xz, xzBytes},
-	{Zstd, zstdBytes},
+// codec writes test data as one kind.
+type codec struct {
+	kind   Kind
+	format testkit.Format // "" for Plain
+}
+
+// enc compresses data as c's kind (Plain: as it is).
+func (c codec) enc(t testing.TB, data []byte) []byte {
+	if c.kind == Plain {
+		return data
+	}
+	return testkit.Compress(t, c.format, data)
+}
+
+var codecs = []codec{
+	{Plain, ""},
+	{Gzip, testkit.Gzip},
+	{Bzip2, testkit.Bzip2},
+	{Xz, testkit.Xz},
+	{Zstd, testkit.Zstd},
 }
 
 func TestRoundTrip(t *testing.T) {
@@ -210,7 +161,7 @@ func TestFixtures(t *testing.T) {
 
 func TestGzipMultiMember(t *testing.T) {
 	a, b := []byte("first member\n"), []byte("second member, no newline")
-	comp := append(gzipBytes(t, a), gzipBytes(t, b)...)
+	comp := append(testkit.Compress(t, testkit.Gzip, a), testkit.Compress(t, testkit.Gzip, b)...)
 	out, _, err := readAll(t, bytes.NewReader(comp))
 	if err != nil {
 		t.Fatal(err)
@@ -221,7 +172,7 @@ func TestGzipMultiMember(t *testing.T) {
 }
 
 func TestZstdMultiFrame(t *testing.T) {
-	comp := append(zstdBytes(t, []byte("one\n")), zstdBytes(t, []byte("two\n"))...)
+	comp := append(testkit.Compress(t, testkit.Zstd, []byte("one\n")), testkit.Compress(t, testkit.Zstd, []byte("two\n"))...)
 	out, _, err := readAll(t, bytes.NewReader(comp))
 	if err != nil || string(out) != "one\ntwo\n" {
 		t.Errorf("got %q, %v", out, err)
@@ -247,9 +198,9 @@ func TestPipe(t *testing.T) {
 		{[]byte{0xfd, '7', 'z'}, Plain, "\xfd7z", false},
 		{[]byte("plain text\n"), Plain, "plain text\n", false},
 		{[]byte("BZh9"), Bzip2, "", true}, // a bzip2 stream cut after its magic
-		{gzipBytes(t, []byte("zipped\n")), Gzip, "zipped\n", false},
-		{zstdBytes(t, []byte("zstd\n")), Zstd, "zstd\n", false},
-		{xzBytes(t, []byte("xz\n")), Xz, "xz\n", false},
+		{testkit.Compress(t, testkit.Gzip, []byte("zipped\n")), Gzip, "zipped\n", false},
+		{testkit.Compress(t, testkit.Zstd, []byte("zstd\n")), Zstd, "zstd\n", false},
+		{testkit.Compress(t, testkit.Xz, []byte("xz\n")), Xz, "xz\n", false},
 	} {
 		pr, pw := io.Pipe()
 		go func() {
@@ -292,10 +243,7 @@ func TestPipeDoesNotWait(t *testing.T) {
 // TestPlainGrowing reads a file to EOF, appends to it, and reads on: the
 // receiver tails live files through a Reader.
 func TestPlainGrowing(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "live.log")
-	if err := os.WriteFile(path, []byte("one\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := testkit.WriteFile(t, filepath.Join(t.TempDir(), "live.log"), "one\n")
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -309,12 +257,7 @@ func TestPlainGrowing(t *testing.T) {
 	if err != nil || string(out) != "one\n" {
 		t.Fatalf("got %q, %v", out, err)
 	}
-	w, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.WriteString("two\n")
-	w.Close()
+	testkit.AppendFile(t, path, "two\n")
 	out, err = io.ReadAll(z)
 	if err != nil || string(out) != "two\n" {
 		t.Fatalf("after append: got %q, %v", out, err)
@@ -325,7 +268,7 @@ func TestPlainGrowing(t *testing.T) {
 }
 
 func TestForcedKind(t *testing.T) {
-	comp := gzipBytes(t, []byte("hello\n"))
+	comp := testkit.Compress(t, testkit.Gzip, []byte("hello\n"))
 	z, err := NewReaderKind(bytes.NewReader(comp), Plain)
 	if err != nil {
 		t.Fatal(err)
@@ -350,10 +293,10 @@ func TestForcedKind(t *testing.T) {
 // before it are delivered and are a prefix of the original.
 func TestCorrupt(t *testing.T) {
 	data := loggen.CLFText(256 << 10)
-	gz := gzipBytes(t, data)
+	gz := testkit.Compress(t, testkit.Gzip, data)
 	badCRC := bytes.Clone(gz)
 	badCRC[len(badCRC)-8] ^= 0xff
-	zs, xzb := zstdBytes(t, data), xzBytes(t, data)
+	zs, xzb := testkit.Compress(t, testkit.Zstd, data), testkit.Compress(t, testkit.Xz, data)
 	// The fixture runs without the bzip2 command.
 	bzFixture, bzText := fixture(t, "access.log.bz2"), fixture(t, "access.log")
 	garbage := func(magic []byte) []byte {
@@ -385,9 +328,9 @@ func TestCorrupt(t *testing.T) {
 		{"bzip2 garbage", garbage([]byte("BZh9")), nil, Bzip2, false, 0},
 		{"bzip2 fixture truncated", bzFixture[:len(bzFixture)-10], bzText, Bzip2, true, 0},
 	}
-	if _, err := exec.LookPath("bzip2"); err == nil {
+	if testkit.CanCompress(testkit.Bzip2) {
 		big := loggen.CLFText(2 << 20)
-		bz := bzip2Bytes(t, big) // three 900 kB blocks: those before the cut are delivered
+		bz := testkit.Compress(t, testkit.Bzip2, big) // three 900 kB blocks: those before the cut are delivered
 		cases = append(cases, tcase{"bzip2 truncated", bz[:len(bz)*3/4], big, Bzip2, true, 800_000})
 	}
 	for _, tc := range cases {
@@ -429,7 +372,7 @@ func TestCorrupt(t *testing.T) {
 // itself, not as corrupt data.
 func TestSourceError(t *testing.T) {
 	boom := errors.New("disk on fire")
-	gz := gzipBytes(t, loggen.CLFText(256<<10))
+	gz := testkit.Compress(t, testkit.Gzip, loggen.CLFText(256<<10))
 	for _, in := range [][]byte{gz, []byte("plain text")} {
 		r := io.MultiReader(bytes.NewReader(in[:len(in)/2]), iotest.ErrReader(boom))
 		_, _, err := readAll(t, r)
@@ -444,7 +387,7 @@ func TestSourceError(t *testing.T) {
 }
 
 func TestClose(t *testing.T) {
-	for _, in := range [][]byte{[]byte("plain"), zstdBytes(t, []byte("zstd data"))} {
+	for _, in := range [][]byte{[]byte("plain"), testkit.Compress(t, testkit.Zstd, []byte("zstd data"))} {
 		z, err := NewReader(bytes.NewReader(in))
 		if err != nil {
 			t.Fatal(err)
@@ -468,9 +411,9 @@ func FuzzNewReader(f *testing.F) {
 	f.Add([]byte("plain line\n"))
 	f.Add([]byte{})
 	f.Add([]byte("BZh9"))
-	f.Add(gzipBytes(f, []byte("gzip line\n")))
-	f.Add(zstdBytes(f, []byte("zstd line\n")))
-	f.Add(xzBytes(f, []byte("xz line\n")))
+	f.Add(testkit.Compress(f, testkit.Gzip, []byte("gzip line\n")))
+	f.Add(testkit.Compress(f, testkit.Zstd, []byte("zstd line\n")))
+	f.Add(testkit.Compress(f, testkit.Xz, []byte("xz line\n")))
 	for _, name := range []string{"access.log.bz2", "access.log.xz", "access.log.zst"} {
 		f.Add(fixture(f, name))
 	}
@@ -508,7 +451,7 @@ func FuzzRoundTrip(f *testing.F) {
 		case Bzip2:
 			comp, data = bz, bzText
 		case Xz:
-			comp = xzDictBytes(t, data, 4096) // the smallest dictionary: the default would starve the fuzzer
+			comp = testkit.CompressXz(t, data, 4096) // the smallest dictionary: the default would starve the fuzzer
 		default:
 			comp = tc.enc(t, data)
 		}
