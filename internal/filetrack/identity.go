@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/mergelog/otelcol-mergelog/internal/decompress"
+	"github.com/mergelog/otelcol-mergelog/internal/filetrack/checkpoint"
 )
 
 // checkWindow is how many bytes before a check point its hash covers: enough
@@ -17,7 +18,7 @@ import (
 const checkWindow = 256
 
 // maxChecks bounds the check points kept per identity.
-const maxChecks = 6
+const maxChecks = checkpoint.MaxChecks
 
 // check is a point of an identity's stream: the hash of the up to
 // checkWindow bytes before off.

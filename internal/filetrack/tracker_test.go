@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mergelog/otelcol-mergelog/internal/decompress"
+	"github.com/mergelog/otelcol-mergelog/internal/filetrack/checkpoint"
 )
 
 func TestReadAndTail(t *testing.T) {
@@ -621,21 +622,6 @@ func TestRestartResumesAtCommitted(t *testing.T) {
 	}
 }
 
-// A version 1 checkpoint (before record counts) still restores, with no records counted.
-func TestRestoreVersion1(t *testing.T) {
-	v2 := encode([]entry{{id: 7, committed: 5, records: 3, kind: decompress.Plain, fp: []byte("x"), path: "p"}})
-	// Version 1 is version 2 without the records varint after committed (here: one byte).
-	head := len(cpMagic) + 1 + 1 + 1 + 1 // magic, version, count, id, committed
-	v1 := append([]byte(nil), v2[:head]...)
-	v1[len(cpMagic)] = 1
-	v1 = withCRC(append(v1, v2[head+1:len(v2)-4]...))
-	es, err := decode(v1)
-	must(t, err)
-	if len(es) != 1 || es[0].id != 7 || es[0].committed != 5 || es[0].records != 0 || es[0].path != "p" {
-		t.Fatalf("decoded %+v", es)
-	}
-}
-
 // Files that appeared while the collector was down are read from their start
 // even with start at the end: only the very first run skips what exists.
 func TestRestartReadsNewFilesFromStart(t *testing.T) {
@@ -659,7 +645,7 @@ func TestRestoreErrors(t *testing.T) {
 	tr, err := New(Options{Include: []string{filepath.Join(t.TempDir(), "*")}})
 	must(t, err)
 	defer tr.Close()
-	good := encode([]entry{{id: 1, committed: 5, kind: decompress.Plain, fp: []byte("x"), path: "p"}})
+	good := checkpoint.Encode([]checkpoint.Identity{{ID: 1, Committed: 5, Kind: decompress.Plain, FP: []byte("x"), Path: "p"}})
 	body := good[: len(good)-4 : len(good)-4]
 	for name, b := range map[string][]byte{
 		"garbage":         []byte("not a checkpoint at all"),
@@ -668,11 +654,11 @@ func TestRestoreErrors(t *testing.T) {
 		"bad crc":         append(slices.Clone(body), good[len(good)-4]^1, 0, 0, 0),
 		"trailing bytes":  withCRC(append(slices.Clone(body), 0)),
 		"unknown version": withCRC([]byte("MLFT\x03\x00")),
-		"zero id":         encode([]entry{{id: 0, kind: decompress.Plain, fp: []byte("x")}}),
-		"empty fp":        encode([]entry{{id: 1, kind: decompress.Plain}}),
-		"auto kind":       encode([]entry{{id: 1, kind: decompress.Auto, fp: []byte("x")}}),
-		"duplicate id": encode([]entry{{id: 1, kind: decompress.Plain, fp: []byte("x")},
-			{id: 1, kind: decompress.Plain, fp: []byte("y")}}),
+		"zero id":         checkpoint.Encode([]checkpoint.Identity{{ID: 0, Kind: decompress.Plain, FP: []byte("x")}}),
+		"empty fp":        checkpoint.Encode([]checkpoint.Identity{{ID: 1, Kind: decompress.Plain}}),
+		"auto kind":       checkpoint.Encode([]checkpoint.Identity{{ID: 1, Kind: decompress.Auto, FP: []byte("x")}}),
+		"duplicate id": checkpoint.Encode([]checkpoint.Identity{{ID: 1, Kind: decompress.Plain, FP: []byte("x")},
+			{ID: 1, Kind: decompress.Plain, FP: []byte("y")}}),
 	} {
 		err := tr.Restore(b)
 		if err == nil {
@@ -694,13 +680,13 @@ func TestRestoreErrors(t *testing.T) {
 }
 
 func withCRC(b []byte) []byte {
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)))
 }
 
 func FuzzRestore(f *testing.F) {
-	f.Add(encode(nil))
-	f.Add(encode([]entry{{id: 3, committed: whole, kind: decompress.Gzip, fp: []byte("fp"), path: "/a",
-		key: fileKey{1, 2}, checks: []check{{off: 2000, sum: 7}, {off: 4000, sum: 9}}}}))
+	f.Add(checkpoint.Encode(nil))
+	f.Add(checkpoint.Encode([]checkpoint.Identity{{ID: 3, Committed: whole, Kind: decompress.Gzip, FP: []byte("fp"), Path: "/a",
+		Dev: 1, Ino: 2, Checks: []checkpoint.Check{{Off: 2000, Sum: 7}, {Off: 4000, Sum: 9}}}}))
 	f.Add([]byte("MLFT\x01"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// As is, and with a valid CRC so that the parser behind it is fuzzed.
@@ -711,7 +697,7 @@ func FuzzRestore(f *testing.F) {
 			}
 			if tr.Restore(d) == nil {
 				// What was accepted encodes back to a checkpoint that decodes.
-				if _, err := decode(tr.Checkpoint()); err != nil {
+				if _, err := checkpoint.Decode(tr.Checkpoint()); err != nil {
 					t.Fatalf("re-encoded checkpoint does not decode: %v", err)
 				}
 			}
@@ -740,7 +726,7 @@ func TestForget(t *testing.T) {
 	if n := len(h.tr.files); n != 0 {
 		t.Fatalf("%d identities kept after their files are gone", n)
 	}
-	es, err := decode(h.tr.Checkpoint())
+	es, err := checkpoint.Decode(h.tr.Checkpoint())
 	must(t, err)
 	if len(es) != 0 {
 		t.Fatalf("checkpoint keeps %d identities", len(es))
@@ -920,9 +906,9 @@ func TestConcurrentCommit(t *testing.T) {
 	}
 	close(ends)
 	<-done
-	es, err := decode(h.tr.Checkpoint())
+	es, err := checkpoint.Decode(h.tr.Checkpoint())
 	must(t, err)
-	if len(es) != 1 || es[0].committed != int64(len(readFile(t, p))) {
+	if len(es) != 1 || es[0].Committed != int64(len(readFile(t, p))) {
 		t.Fatalf("checkpoint %+v, want everything committed", es)
 	}
 }
