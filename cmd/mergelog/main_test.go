@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,27 +13,10 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/mergelog/otelcol-mergelog/internal/merge"
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-func write(t *testing.T, dir, name string, data []byte) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func gz(t *testing.T, data string) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	w := gzip.NewWriter(&b)
-	w.Write([]byte(data))
-	w.Close()
-	return b.Bytes()
-}
 
 func runMergelog(t *testing.T, stdin string, args ...string) (stdout, stderr string, status int) {
 	t.Helper()
@@ -50,12 +32,12 @@ func runMergelog(t *testing.T, stdin string, args ...string) (stdout, stderr str
 func TestMergesByUTCInstantAcrossZones(t *testing.T) {
 	dir := t.TempDir()
 	// The same three instants written in three zones: 12:00Z, 12:00:01Z, 12:00:02Z.
-	paris := write(t, dir, "paris.log", []byte(
+	paris := testkit.WriteFile(t, filepath.Join(dir, "paris.log"), []byte(
 		"p1 - - [10/Oct/2026:14:00:00 +0200] \"GET / HTTP/1.1\" 200 1\n"+
 			"p2 - - [10/Oct/2026:14:00:02 +0200] \"GET / HTTP/1.1\" 200 1\n"))
-	tokyo := write(t, dir, "tokyo.log.gz", gz(t,
-		"t1 - - [10/Oct/2026:21:00:01 +0900] \"GET / HTTP/1.1\" 200 1\n"))
-	ny := write(t, dir, "ny.log", []byte(
+	tokyo := testkit.WriteFile(t, filepath.Join(dir, "tokyo.log.gz"), testkit.Compress(t, testkit.Gzip, []byte(
+		"t1 - - [10/Oct/2026:21:00:01 +0900] \"GET / HTTP/1.1\" 200 1\n")))
+	ny := testkit.WriteFile(t, filepath.Join(dir, "ny.log"), []byte(
 		"n1 - - [10/Oct/2026:08:00:00 -0400] \"GET / HTTP/1.1\" 200 1\n"+
 			"n2 - - [10/Oct/2026:08:00:02 -0400] \"GET / HTTP/1.1\" 200 1\n"))
 	out, errs, status := runMergelog(t, "", paris, tokyo, ny)
@@ -74,8 +56,8 @@ func TestMergesByUTCInstantAcrossZones(t *testing.T) {
 
 func TestLastLineWithoutNewlineIsNeitherGluedNorDropped(t *testing.T) {
 	dir := t.TempDir()
-	a := write(t, dir, "a.log", []byte("a [10/Oct/2026:14:00:00 +0000] x\na-last [10/Oct/2026:14:00:05 +0000] no-newline"))
-	b := write(t, dir, "b.log", []byte("b [10/Oct/2026:14:00:01 +0000] y\r\n\x00bin\xff [10/Oct/2026:14:00:09 +0000]\n"))
+	a := testkit.WriteFile(t, filepath.Join(dir, "a.log"), []byte("a [10/Oct/2026:14:00:00 +0000] x\na-last [10/Oct/2026:14:00:05 +0000] no-newline"))
+	b := testkit.WriteFile(t, filepath.Join(dir, "b.log"), []byte("b [10/Oct/2026:14:00:01 +0000] y\r\n\x00bin\xff [10/Oct/2026:14:00:09 +0000]\n"))
 	out, _, status := runMergelog(t, "", a, b)
 	want := "a [10/Oct/2026:14:00:00 +0000] x\nb [10/Oct/2026:14:00:01 +0000] y\r\n" +
 		"a-last [10/Oct/2026:14:00:05 +0000] no-newline\n\x00bin\xff [10/Oct/2026:14:00:09 +0000]\n"
@@ -86,8 +68,8 @@ func TestLastLineWithoutNewlineIsNeitherGluedNorDropped(t *testing.T) {
 
 func TestUntimedLinesStayWithTheirPredecessor(t *testing.T) {
 	dir := t.TempDir()
-	a := write(t, dir, "a.log", []byte("head without time\na [10/Oct/2026:14:00:02 +0000] x\ngarbage\n"))
-	b := write(t, dir, "b.log", []byte("b [10/Oct/2026:14:00:01 +0000] y\nb [10/Oct/2026:14:00:03 +0000] z\n"))
+	a := testkit.WriteFile(t, filepath.Join(dir, "a.log"), []byte("head without time\na [10/Oct/2026:14:00:02 +0000] x\ngarbage\n"))
+	b := testkit.WriteFile(t, filepath.Join(dir, "b.log"), []byte("b [10/Oct/2026:14:00:01 +0000] y\nb [10/Oct/2026:14:00:03 +0000] z\n"))
 	out, errs, status := runMergelog(t, "", "-stats", a, b)
 	want := "head without time\nb [10/Oct/2026:14:00:01 +0000] y\na [10/Oct/2026:14:00:02 +0000] x\ngarbage\nb [10/Oct/2026:14:00:03 +0000] z\n"
 	if status != 0 || out != want {
@@ -118,9 +100,9 @@ func TestCorruptInputIsReportedAndOthersGoOn(t *testing.T) {
 		lines.WriteString(strings.Repeat("x", i%50))
 		lines.WriteString("\n")
 	}
-	full := gz(t, lines.String())
-	cut := write(t, dir, "cut.log.gz", full[:len(full)/2])
-	good := write(t, dir, "good.log", []byte("g [10/Oct/2026:15:00:00 +0000] fine\n"))
+	full := testkit.Compress(t, testkit.Gzip, []byte(lines.String()))
+	cut := testkit.WriteFile(t, filepath.Join(dir, "cut.log.gz"), full[:len(full)/2])
+	good := testkit.WriteFile(t, filepath.Join(dir, "good.log"), []byte("g [10/Oct/2026:15:00:00 +0000] fine\n"))
 	missing := filepath.Join(dir, "missing.log")
 	out, errs, status := runMergelog(t, "", cut, missing, good)
 	if status != 1 {
@@ -143,7 +125,7 @@ func TestCorruptInputIsReportedAndOthersGoOn(t *testing.T) {
 
 func TestStdinAndMultiline(t *testing.T) {
 	dir := t.TempDir()
-	java := write(t, dir, "app.log", []byte("2026-10-10T12:00:01Z ERROR boom\n\tat A.b(A.java:1)\n\tat C.d(C.java:2)\n2026-10-10T12:00:03Z INFO ok\n"))
+	java := testkit.WriteFile(t, filepath.Join(dir, "app.log"), []byte("2026-10-10T12:00:01Z ERROR boom\n\tat A.b(A.java:1)\n\tat C.d(C.java:2)\n2026-10-10T12:00:03Z INFO ok\n"))
 	stdin := "2026-10-10T12:00:02Z INFO from stdin\n"
 	out, errs, status := runMergelog(t, stdin, "-format", "rfc3339", "-line-start", `\d{4}-`, java, "-")
 	want := "2026-10-10T12:00:01Z ERROR boom\n\tat A.b(A.java:1)\n\tat C.d(C.java:2)\n" +
@@ -180,8 +162,8 @@ func TestShrunkMappedFileIsReportedAndOthersGoOn(t *testing.T) {
 	for i := range 5000 { // many pages
 		fmt.Fprintf(&lines, "s [10/Oct/2026:14:%02d:%02d +0000] line %d\n", i/60%60, i%60, i)
 	}
-	shrinking := write(t, dir, "shrinking.log", []byte(lines.String()))
-	good := write(t, dir, "good.log", []byte("g [10/Oct/2026:13:00:00 +0000] first\ng [10/Oct/2026:15:00:00 +0000] last\n"))
+	shrinking := testkit.WriteFile(t, filepath.Join(dir, "shrinking.log"), []byte(lines.String()))
+	good := testkit.WriteFile(t, filepath.Join(dir, "good.log"), []byte("g [10/Oct/2026:13:00:00 +0000] first\ng [10/Oct/2026:15:00:00 +0000] last\n"))
 	cfg, err := newEntryConfig(options{format: "clf"}, nil)
 	if err != nil {
 		t.Fatal(err)
