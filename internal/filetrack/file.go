@@ -235,7 +235,7 @@ func (f *File) ConsumePartial() {
 	if f.lr == nil {
 		return
 	}
-	f.lr.TakePartial()
+	f.lr.ConsumePartial()
 	f.off = f.lr.Offset()
 }
 

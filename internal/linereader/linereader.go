@@ -157,10 +157,11 @@ func (r *Reader) Split() bool { return r.split }
 // They remain buffered; the slice is valid until the next read or reset.
 func (r *Reader) Partial() []byte { return r.buf[r.start:r.end:r.end] }
 
-// TakePartial returns Partial and consumes it, as a complete line: Offset
-// moves past it and the next line starts after it. The command calls it at
-// EOF; the receiver calls it to flush a line whose writer went quiet.
-func (r *Reader) TakePartial() []byte {
+// ConsumePartial returns Partial and consumes it, as a complete line: Offset
+// moves past it and the next line starts after it. Call it to take a last line
+// that has no '\n' at the end of the input, or to deliver a line whose writer
+// stopped before its '\n' (what is appended to it later is then a new line).
+func (r *Reader) ConsumePartial() []byte {
 	p := r.buf[r.start:r.end:r.end]
 	r.offset += int64(len(p))
 	r.start, r.scanned = r.end, 0

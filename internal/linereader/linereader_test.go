@@ -188,12 +188,12 @@ func TestFollow(t *testing.T) {
 	if string(r.Partial()) != "four" || r.Offset() != 41 {
 		t.Errorf("Partial %q, Offset %d", r.Partial(), r.Offset())
 	}
-	if p := r.TakePartial(); string(p) != "four" || r.Offset() != 45 || len(r.Partial()) != 0 {
-		t.Errorf("TakePartial %q, Offset %d", p, r.Offset())
+	if p := r.ConsumePartial(); string(p) != "four" || r.Offset() != 45 || len(r.Partial()) != 0 {
+		t.Errorf("ConsumePartial %q, Offset %d", p, r.Offset())
 	}
 	w.WriteString(" more\n")
 	if l, err := r.Next(); string(l) != " more" || err != nil || r.Offset() != 51 {
-		t.Errorf("after TakePartial: %q, %v, Offset %d", l, err, r.Offset())
+		t.Errorf("after ConsumePartial: %q, %v, Offset %d", l, err, r.Offset())
 	}
 }
 
