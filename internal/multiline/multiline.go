@@ -29,8 +29,9 @@
 //
 // Flush emits what is open, as Logtail does at the end of its buffer: in the modes without an end
 // pattern as one entry; in the modes with one, the lines never saw their end line, so they go out
-// one by one as orphans. The receiver calls it when a file has been idle for a while and at the end
-// of input, so a writer slower than that period gets its entry cut.
+// one by one as orphans. Call it at the end of the input, and when the input has been idle for a
+// while: an open entry otherwise waits for the line that closes it (the next line that does not join
+// it, or its end line). A writer slower than that idle period gets its entry cut.
 //
 // Caps: with MaxLines, an entry that has MaxLines lines is emitted before another line would join
 // it, and the line starts a new entry in the same state (so the rest of a long stack trace keeps
