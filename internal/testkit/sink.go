@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -97,7 +98,7 @@ func (s *LogsSink) Bodies() []string {
 // WaitForRecords waits up to Timeout until at least n records were accepted, and returns them.
 func (s *LogsSink) WaitForRecords(t testing.TB, n int) []plog.LogRecord {
 	t.Helper()
-	if !eventually(Timeout, func() bool { return s.RecordCount() >= n }) {
+	if !eventually(Timeout, 5*time.Millisecond, func() bool { return s.RecordCount() >= n }) {
 		t.Fatalf("timed out after %s waiting for %d records: have %d", Timeout, n, s.RecordCount())
 	}
 	return s.Records()
