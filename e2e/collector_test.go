@@ -8,7 +8,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -148,15 +147,4 @@ func waitRecords(t *testing.T, c *collector, path string, n int) []plog.LogRecor
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-}
-
-func writeFile(t *testing.T, path, content string) string {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }

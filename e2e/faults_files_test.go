@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 )
 
 // TestFaultsManyFiles runs the collector under `ulimit -n 1024` with max_concurrent_files 256
@@ -21,7 +23,7 @@ func TestFaultsManyFiles(t *testing.T) {
 	const files, perFile, limit, maxOpen = 10000, 3, 1024, 256
 	dir, logs := faultDirs(t)
 	out := filepath.Join(dir, "out.jsonl")
-	cfg := writeFile(t, filepath.Join(dir, "config.yaml"), fmt.Sprintf(`
+	cfg := testkit.WriteFile(t, filepath.Join(dir, "config.yaml"), fmt.Sprintf(`
 extensions:
   file_storage:
     directory: %[1]q
@@ -56,7 +58,7 @@ service:
 	pid := c.cmd.Process.Pid
 
 	// Once a first file is read the collector is up: what it holds then is its baseline.
-	writeFile(t, filepath.Join(logs, "ready.log"), "ready\n")
+	testkit.WriteFile(t, filepath.Join(logs, "ready.log"), "ready\n")
 	waitRecords(t, c, out, 1)
 	checkLimit(t, pid, limit)
 	baseline := 0
@@ -86,11 +88,11 @@ service:
 		for l := range perFile {
 			fmt.Fprintf(&b, "file=%05d line=%d %s\n", i, l, strings.Repeat("x", 10+i%50))
 		}
-		writeFile(t, filepath.Join(logs, fmt.Sprintf("f%05d.log", i)), b.String())
+		testkit.WriteFile(t, filepath.Join(logs, fmt.Sprintf("f%05d.log", i)), b.String())
 	}
 	wrote := time.Since(began)
 	var recs []string
-	waitUntil(t, 3*time.Minute, "every line", func() bool {
+	testkit.WaitUntil(t, 3*time.Minute, "every line", func() bool {
 		recs = bodies(t, out)
 		return len(recs) >= 1+files*perFile
 	})

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 )
 
 // TestFaultsOutage stops the downstream collector for a while. Collector A reads o1.log and
@@ -42,13 +44,13 @@ func TestFaultsOutage(t *testing.T) {
 	grpcPort, promPort := freePort(t), freePort(t)
 	b := &runSeries{t: t, dir: dir, config: func(out string) string { return sinkConfig(grpcPort, out) }}
 	b.start()
-	a := startCollector(t, writeFile(t, filepath.Join(dir, "a.yaml"), sourceConfig(dir, grpcPort, promPort)))
+	a := startCollector(t, testkit.WriteFile(t, filepath.Join(dir, "a.yaml"), sourceConfig(dir, grpcPort, promPort)))
 	began := time.Now()
 	ws := []*logWriter{
 		startWriter(t, logs, "o1.log", "o1", "blocking", 400, 0),
 		startWriter(t, logs, "o2.log", "o2", "refused", 400, 0),
 	}
-	waitUntil(t, 30*time.Second, "records of both files at B", func() bool {
+	testkit.WaitUntil(t, 30*time.Second, "records of both files at B", func() bool {
 		n := map[string]int{}
 		for _, body := range bodies(t, b.outs[0]) {
 			id, _ := parseEntry(body)
@@ -73,7 +75,7 @@ func TestFaultsOutage(t *testing.T) {
 		copied[i] = info.Size()
 	}
 	for i, w := range ws {
-		waitUntil(t, time.Minute, w.path+" to grow past its size at copytruncate", func() bool {
+		testkit.WaitUntil(t, time.Minute, w.path+" to grow past its size at copytruncate", func() bool {
 			info, err := os.Stat(w.path)
 			return err == nil && info.Size() > copied[i]
 		})
@@ -107,7 +109,7 @@ func TestFaultsOutage(t *testing.T) {
 
 	b.start()
 	back := time.Now()
-	waitUntil(t, time.Minute, "a record at B after it returned", func() bool { return len(readRecords(t, b.outs[1])) > 0 })
+	testkit.WaitUntil(t, time.Minute, "a record at B after it returned", func() bool { return len(readRecords(t, b.outs[1])) > 0 })
 	resumed := time.Since(back)
 	time.Sleep(time.Second)
 	for _, w := range ws {
@@ -143,18 +145,6 @@ func freePort(t *testing.T) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
-}
-
-// waitUntil polls cond, failing the test after timeout.
-func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }
 
 // metrics are the samples of a Prometheus scrape, by series (`name{labels}`).

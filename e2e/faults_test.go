@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 )
 
 // faultBatch is batch.max_records of the receivers in the fault tests: small, so that a run
@@ -82,7 +84,7 @@ func (s *runSeries) start() {
 	s.t.Helper()
 	n := len(s.outs)
 	out := filepath.Join(s.dir, fmt.Sprintf("out-%02d.jsonl", n))
-	cfg := writeFile(s.t, filepath.Join(s.dir, fmt.Sprintf("run-%02d.yaml", n)), s.config(out))
+	cfg := testkit.WriteFile(s.t, filepath.Join(s.dir, fmt.Sprintf("run-%02d.yaml", n)), s.config(out))
 	s.outs = append(s.outs, out)
 	s.cur = startCollector(s.t, cfg)
 }

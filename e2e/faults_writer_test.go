@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 )
 
 // logWriter is the application the fault tests watch: it appends numbered entries
@@ -313,7 +315,10 @@ func gzipFile(p string) error {
 	if err != nil {
 		return err
 	}
-	zw := gzip.NewWriter(dst)
+	zw, err := testkit.NewWriter(testkit.Gzip, dst)
+	if err != nil {
+		return errors.Join(err, dst.Close())
+	}
 	_, err = io.Copy(zw, src)
 	if err = errors.Join(err, zw.Close(), dst.Close()); err != nil {
 		return err

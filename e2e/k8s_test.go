@@ -3,7 +3,6 @@ package e2e
 import (
 	"bytes"
 	"cmp"
-	"compress/gzip"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 )
 
 // agentConfig is the node agent's collector config, the file its ConfigMap is generated from.
@@ -75,7 +76,7 @@ func TestKubernetesAgent(t *testing.T) {
 	// stderr is one entry although a stdout line comes in its middle; a stdout line written
 	// in three parts (P, P, F) is one entry with the time of its first part.
 	shopLog := filepath.Join(shop.dir(root), "0.log")
-	writeFile(t, shopLog, ""+
+	testkit.WriteFile(t, shopLog, ""+
 		cri("2026-11-29T10:15:00.123456789Z", "stdout", "F", "2026-11-29 10:15:00.000 INFO checkout started")+
 		cri("2026-11-29T10:15:01.000000001Z", "stderr", "F", "2026-11-29 10:15:01.000 ERROR payment failed")+
 		cri("2026-11-29T10:15:01.000000002Z", "stderr", "F", "java.lang.IllegalStateException: card declined")+
@@ -97,7 +98,7 @@ func TestKubernetesAgent(t *testing.T) {
 	// The web pod runs on Docker: /var/log/pods/.../2.log (its third start) links to the json
 	// log, in which a line without "\n" is a partial one.
 	dockerLog := filepath.Join(root, "var/lib/docker/containers/4f2a9c/4f2a9c-json.log")
-	writeFile(t, dockerLog, ""+
+	testkit.WriteFile(t, dockerLog, ""+
 		`{"log":"2026-11-29 10:16:00.000 INFO web up\n","stream":"stdout","time":"2026-11-29T10:16:00.250000000Z"}`+"\n"+
 		`{"log":"2026-11-29 10:16:01.000 WARN slow ","stream":"stderr","time":"2026-11-29T10:16:01.000000000Z"}`+"\n"+
 		`{"log":"request\n","stream":"stderr","time":"2026-11-29T10:16:01.000000500Z"}`+"\n")
@@ -113,7 +114,7 @@ func TestKubernetesAgent(t *testing.T) {
 
 	// The collectors' own logs: never read.
 	for _, p := range []fakePod{agentPod, gatewayPod} {
-		writeFile(t, filepath.Join(p.dir(root), "0.log"),
+		testkit.WriteFile(t, filepath.Join(p.dir(root), "0.log"),
 			cri("2026-11-29T10:15:00.000000000Z", "stderr", "F", "2026-11-29 10:15:00.000 INFO a collector's own log"))
 	}
 
@@ -131,24 +132,24 @@ func TestKubernetesAgent(t *testing.T) {
 	}
 
 	out1 := filepath.Join(root, "out1.jsonl")
-	c := startCollector(t, agentConfig, writeFile(t, filepath.Join(root, "override1.yaml"), agentOverride(t, root, out1)))
+	c := startCollector(t, agentConfig, testkit.WriteFile(t, filepath.Join(root, "override1.yaml"), agentOverride(t, root, out1)))
 	waitRecords(t, c, out1, len(want))
 
 	// The kubelet rotates while the container writes: lines appended just before the rename
 	// may only be read from the rotated file.
-	appendFile(t, shopLog, numbered(40, "04", "before rotation", ""))
+	testkit.AppendFile(t, shopLog, numbered(40, "04", "before rotation", ""))
 	rotated := shopLog + ".20261129-101505"
 	if err := os.Rename(shopLog, rotated); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, shopLog, numbered(20, "06", "after rotation", "")+
+	testkit.WriteFile(t, shopLog, numbered(20, "06", "after rotation", "")+
 		cri("2026-11-29T10:15:06.500000000Z", "stderr", "P", "2026-11-29 10:15:06.500 WARN retry")+
 		cri("2026-11-29T10:15:06.500000001Z", "stderr", "F", "ing payment"))
 	want = append(want, podLog{shop, "stderr", "2026-11-29 10:15:06.500 WARN retrying payment", "2026-11-29T10:15:06.500000000Z", ""})
 	// Later the kubelet gzips the rotated file, which must not be read again.
 	time.Sleep(300 * time.Millisecond)
 	gzipRotated(t, rotated)
-	appendFile(t, shopLog, numbered(1, "07", "after compression", ""))
+	testkit.AppendFile(t, shopLog, numbered(1, "07", "after compression", ""))
 	waitRecords(t, c, out1, len(want))
 	time.Sleep(2 * time.Second) // duplicates, if any, would come now
 	c.stop(t)
@@ -158,19 +159,19 @@ func TestKubernetesAgent(t *testing.T) {
 	// container restarts (1.log): the next agent resumes from the checkpoints in file_storage,
 	// reading the rest of the old 0.log from its .gz.
 	rotated = shopLog + ".20261129-101509"
-	appendFile(t, shopLog, numbered(15, "08", "while the agent is down", filepath.Base(rotated)+".gz"))
+	testkit.AppendFile(t, shopLog, numbered(15, "08", "while the agent is down", filepath.Base(rotated)+".gz"))
 	if err := os.Rename(shopLog, rotated); err != nil {
 		t.Fatal(err)
 	}
 	gzipRotated(t, rotated)
 	restarted := shop
 	restarted.restart = 1
-	writeFile(t, filepath.Join(shop.dir(root), "1.log"),
+	testkit.WriteFile(t, filepath.Join(shop.dir(root), "1.log"),
 		cri("2026-11-29T10:15:10.000000000Z", "stdout", "F", "2026-11-29 10:15:10.000 INFO checkout restarted"))
 	want = append(want, podLog{restarted, "stdout", "2026-11-29 10:15:10.000 INFO checkout restarted", "2026-11-29T10:15:10.000000000Z", "1.log"})
 
 	out2 := filepath.Join(root, "out2.jsonl")
-	c = startCollector(t, agentConfig, writeFile(t, filepath.Join(root, "override2.yaml"), agentOverride(t, root, out2)))
+	c = startCollector(t, agentConfig, testkit.WriteFile(t, filepath.Join(root, "override2.yaml"), agentOverride(t, root, out2)))
 	waitRecords(t, c, out2, len(want)-len(got))
 	time.Sleep(2 * time.Second)
 	c.stop(t)
@@ -286,20 +287,6 @@ service:
 `, rooted("include"), rooted("exclude"), storage, storage, out)
 }
 
-func appendFile(t *testing.T, path, content string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString(content); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // gzipRotated compresses a rotated log as the kubelet does.
 func gzipRotated(t *testing.T, path string) {
 	t.Helper()
@@ -307,15 +294,7 @@ func gzipRotated(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	if _, err := zw.Write(plain); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, path+".tmp", buf.String())
+	testkit.WriteFile(t, path+".tmp", testkit.Compress(t, testkit.Gzip, plain))
 	if err := os.Rename(path+".tmp", path+".gz"); err != nil {
 		t.Fatal(err)
 	}

@@ -8,18 +8,20 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 )
 
 // TestParsingStatements runs examples/parsing.yaml, the transform statements that replace
 // file_log's operator chains, on one line of each kind and checks what each statement did.
 func TestParsingStatements(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "logs", "app.log"),
+	testkit.WriteFile(t, filepath.Join(dir, "logs", "app.log"),
 		`{"level":"warn","msg":"disk almost full","service":"billing","ts":"2026-11-29T10:00:00+0100"}`+"\n"+
 			`203.0.113.9 - alice [29/Nov/2026:10:00:01 +0900] "GET /cart HTTP/1.1" 503 1234`+"\n"+
 			`level=error msg=timeout service=checkout`+"\n")
 	out := filepath.Join(dir, "out.jsonl")
-	override := writeFile(t, filepath.Join(dir, "override.yaml"), fmt.Sprintf(`
+	override := testkit.WriteFile(t, filepath.Join(dir, "override.yaml"), fmt.Sprintf(`
 receivers:
   mergelog:
     include: [%q]
