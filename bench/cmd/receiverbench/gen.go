@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"time"
+
+	"github.com/mergelog/otelcol-mergelog/internal/loggen"
 )
 
 // input is a set of generated files and what a receiver must deliver from them.
@@ -18,30 +20,29 @@ type input struct {
 	entries int64 // records expected: lines, or multiline entries
 }
 
-// generator makes the workloads with the main module's genlogs (package loggen is internal
-// to the main module, so it is run, not imported). Files are written under a temporary name
-// and renamed when complete, so that a kept data directory never offers a partial one.
+// generator makes the workloads with package loggen. The main module's internal packages are
+// visible here because this module's import path is under the main module's. Files are written
+// under a temporary name and renamed when complete, so that a kept data directory never offers
+// a partial one.
 type generator struct {
-	bin  string
 	data string
 }
 
-func newGenerator(repo, data string) (*generator, error) {
-	bin := filepath.Join(data, "genlogs")
-	cmd := exec.Command("go", "build", "-o", bin, "./internal/loggen/genlogs")
-	cmd.Dir = repo
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("building genlogs in %s: %w", repo, err)
+// clfDay is the day the generated access logs cover.
+var clfDay = time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
+
+// clfLines returns a writer of n access log lines in the UTC offset off (seconds east), from seed.
+func clfLines(off int, seed uint64) func(io.Writer, int) error {
+	return func(w io.Writer, n int) error {
+		return loggen.WriteCLF(w, loggen.CLF{Start: clfDay, Span: 24 * time.Hour, Lines: n, Offset: off, Seed: seed})
 	}
-	return &generator{bin: bin, data: data}, nil
 }
 
 // logtail is one file of the Logtail article's workload: a ~1100 B "cnt:N,..." line followed
 // by three stack-frame lines per entry.
 func (g *generator) logtail(size int64) (input, error) {
 	path := filepath.Join(g.data, fmt.Sprintf("logtail-%dMB.log", size/1e6))
-	if err := g.file(path, size, "-kind", "logtail"); err != nil {
+	if err := g.file(path, size, loggen.WriteLogtail); err != nil {
 		return input{}, err
 	}
 	return count(path, []string{path}, []byte("cnt"))
@@ -50,14 +51,15 @@ func (g *generator) logtail(size int64) (input, error) {
 // clf is one Combined Log Format access log: plain lines.
 func (g *generator) clf(size int64) (input, error) {
 	path := filepath.Join(g.data, fmt.Sprintf("clf-%dMB.log", size/1e6))
-	if err := g.file(path, size, "-kind", "clf", "-seed", "1"); err != nil {
+	if err := g.file(path, size, clfLines(0, 1)); err != nil {
 		return input{}, err
 	}
 	return count(path, []string{path}, nil)
 }
 
-// mergeOffsets are the UTC offsets of the seven servers whose access logs are merged.
-var mergeOffsets = []string{"+0000", "+0100", "-0500", "+0900", "+0530", "-0800", "+1000"}
+// mergeOffsets are the UTC offsets, in seconds east, of the seven servers whose access logs are
+// merged: +0000, +0100, -0500, +0900, +0530, -0800, +1000.
+var mergeOffsets = []int{0, 3600, -5 * 3600, 9 * 3600, 5*3600 + 30*60, -8 * 3600, 10 * 3600}
 
 // merge is seven access logs written in different UTC offsets, covering the same day.
 func (g *generator) merge(size int64) (input, error) {
@@ -72,7 +74,7 @@ func (g *generator) merge(size int64) (input, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return input{}, err
 		}
-		if err := g.file(p, size/int64(len(mergeOffsets)), "-kind", "clf", "-offset", off, "-seed", fmt.Sprint(i+1)); err != nil {
+		if err := g.file(p, size/int64(len(mergeOffsets)), clfLines(off, uint64(i+1))); err != nil {
 			return input{}, err
 		}
 	}
@@ -144,38 +146,36 @@ func writeCRI(from, path string) error {
 	return os.Rename(tmp, path)
 }
 
-// file writes about size bytes of genlogs output with args to path, unless path exists.
-func (g *generator) file(path string, size int64, args ...string) error {
+// file writes about size bytes to path with write, which writes n entries, unless path exists.
+func (g *generator) file(path string, size int64, write func(w io.Writer, n int) error) error {
 	if _, err := os.Stat(path); err == nil {
 		return nil
 	}
 	// Size one entry from a sample, then ask for as many entries as fill size.
-	sample := path + ".sample"
 	const n = 2000
-	if err := g.run(append(args, "-lines", fmt.Sprint(n), "-o", sample)...); err != nil {
+	var sample byteCounter
+	if err := write(&sample, n); err != nil {
 		return err
 	}
-	st, err := os.Stat(sample)
-	os.Remove(sample)
+	entries := max(size*n/int64(sample), 1)
+	fmt.Fprintf(os.Stderr, "generating %s (%d entries)\n", path, entries)
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
 	if err != nil {
 		return err
 	}
-	entries := max(size*n/st.Size(), 1)
-	fmt.Fprintf(os.Stderr, "generating %s (%d entries)\n", path, entries)
-	tmp := path + ".tmp"
-	if err := g.run(append(args, "-lines", fmt.Sprint(entries), "-o", tmp)...); err != nil {
-		return err
+	if err := errors.Join(write(f, int(entries)), f.Close()); err != nil {
+		return fmt.Errorf("generating %s: %w", path, err)
 	}
 	return os.Rename(tmp, path)
 }
 
-func (g *generator) run(args ...string) error {
-	cmd := exec.Command(g.bin, args...)
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("genlogs %v: %w", args, err)
-	}
-	return nil
+// byteCounter is an io.Writer that only counts.
+type byteCounter int64
+
+func (c *byteCounter) Write(p []byte) (int, error) {
+	*c += byteCounter(len(p))
+	return len(p), nil
 }
 
 // count reads the files to find what a receiver must deliver: the lines that start with
