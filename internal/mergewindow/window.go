@@ -1,6 +1,11 @@
-package merge
+// Package mergewindow orders entries from live inputs, which may still grow, by instant under a
+// bounded delay: the receiver's merge of files that are still being written.
+package mergewindow
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
 // Window orders entries from live inputs, which may still grow, under a bounded delay.
 //
@@ -65,9 +70,9 @@ func (p *pending[T]) before(q *pending[T]) bool {
 	return p.at < q.at || (p.at == q.at && p.seq < q.seq)
 }
 
-// NewWindow returns a window that holds entries at most hold nanoseconds.
-func NewWindow[T any](hold int64) *Window[T] {
-	return &Window[T]{hold: hold, frontier: math.MinInt64}
+// New returns a window that holds entries at most hold.
+func New[T any](hold time.Duration) *Window[T] {
+	return &Window[T]{hold: hold.Nanoseconds(), frontier: math.MinInt64}
 }
 
 // AddInput registers an input; it holds the others back until it shows entries or finishes.
@@ -88,10 +93,21 @@ func (w *Window[T]) Finish(in *Input[T]) {
 	}
 }
 
-// Push adds an entry that arrived at now (Unix nanoseconds). An entry without a timestamp
-// (timed false) takes its input's previous instant, so it stays next to the entry before it.
-func (w *Window[T]) Push(in *Input[T], at int64, timed bool, now int64, v T) {
-	if !timed {
+// Entry is one value pushed into the window with its instant and its arrival.
+type Entry[T any] struct {
+	Value T
+	// At is the entry's instant in Unix nanoseconds, meaningful when Timed. An entry without a
+	// timestamp takes its input's previous instant, so it stays next to the entry before it.
+	At    int64
+	Timed bool
+	// Arrived is when the entry arrived, on the clock Release and Flush are given.
+	Arrived int64
+}
+
+// Push adds an entry of input in.
+func (w *Window[T]) Push(in *Input[T], e Entry[T]) {
+	at, now, v := e.At, e.Arrived, e.Value
+	if !e.Timed {
 		at = in.prev
 	}
 	in.prev = at

@@ -1,4 +1,4 @@
-package merge
+package mergewindow
 
 import (
 	"fmt"
@@ -6,7 +6,13 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 )
+
+// push pushes an entry; the tables give its fields in this order.
+func push[T any](w *Window[T], in *Input[T], at int64, timed bool, arrived int64, v T) {
+	w.Push(in, Entry[T]{Value: v, At: at, Timed: timed, Arrived: arrived})
+}
 
 type released struct {
 	v       string
@@ -26,21 +32,21 @@ func names(rs []released) []string {
 }
 
 func TestWindowHoldsUntilEveryInputReachesTheInstant(t *testing.T) {
-	w := NewWindow[string](1000)
+	w := New[string](1000)
 	a, b := w.AddInput(), w.AddInput()
 	var out []released
-	w.Push(a, 10, true, 0, "a10")
-	w.Push(a, 30, true, 0, "a30")
+	push(w, a, 10, true, 0, "a10")
+	push(w, a, 30, true, 0, "a30")
 	w.Release(0, collect[string](&out))
 	if len(out) != 0 {
 		t.Fatalf("released %v before b showed anything", names(out))
 	}
-	w.Push(b, 20, true, 1, "b20")
+	push(w, b, 20, true, 1, "b20")
 	w.Release(1, collect[string](&out))
 	if got := names(out); !slices.Equal(got, []string{"a10", "b20"}) {
 		t.Fatalf("got %v, want a10 b20 (a30 waits for b to reach 30)", got)
 	}
-	w.Push(b, 40, true, 2, "b40")
+	push(w, b, 40, true, 2, "b40")
 	w.Release(2, collect[string](&out))
 	if got := names(out); !slices.Equal(got, []string{"a10", "b20", "a30"}) {
 		t.Fatalf("got %v", got)
@@ -51,11 +57,11 @@ func TestWindowHoldsUntilEveryInputReachesTheInstant(t *testing.T) {
 }
 
 func TestWindowQuietInputDelaysAtMostTheWindow(t *testing.T) {
-	w := NewWindow[string](1000)
+	w := New[string](1000)
 	a, _ := w.AddInput(), w.AddInput() // the second input never writes
 	var out []released
-	w.Push(a, 10, true, 0, "a10")
-	w.Push(a, 20, true, 500, "a20")
+	push(w, a, 10, true, 0, "a10")
+	push(w, a, 20, true, 500, "a20")
 	w.Release(999, collect[string](&out))
 	if len(out) != 0 {
 		t.Fatalf("released %v before the window passed", names(out))
@@ -71,11 +77,11 @@ func TestWindowQuietInputDelaysAtMostTheWindow(t *testing.T) {
 }
 
 func TestWindowTimeoutReleasesEarlierInstantsFirst(t *testing.T) {
-	w := NewWindow[string](1000)
+	w := New[string](1000)
 	a, b, _ := w.AddInput(), w.AddInput(), w.AddInput() // the third input stays quiet
 	var out []released
-	w.Push(a, 50, true, 0, "a50")   // arrives first, times out first
-	w.Push(b, 20, true, 900, "b20") // earlier instant, arrived later
+	push(w, a, 50, true, 0, "a50")   // arrives first, times out first
+	push(w, b, 20, true, 900, "b20") // earlier instant, arrived later
 	w.Release(1000, collect[string](&out))
 	if got := names(out); !slices.Equal(got, []string{"b20", "a50"}) {
 		t.Fatalf("got %v, want b20 before a50 (order kept when a timeout releases)", got)
@@ -83,22 +89,22 @@ func TestWindowTimeoutReleasesEarlierInstantsFirst(t *testing.T) {
 }
 
 func TestWindowLateStarterAndBackwardsInput(t *testing.T) {
-	w := NewWindow[string](1000)
+	w := New[string](1000)
 	a := w.AddInput()
 	var out []released
-	w.Push(a, 10, true, 0, "a10")
-	w.Push(a, 20, true, 0, "a20")
+	push(w, a, 10, true, 0, "a10")
+	push(w, a, 20, true, 0, "a20")
 	w.Release(0, collect[string](&out)) // a is the only input: both go out
 	b := w.AddInput()                   // starts late, with an older instant
-	w.Push(b, 15, true, 1, "b15")
-	w.Push(a, 30, true, 1, "a30")
+	push(w, b, 15, true, 1, "b15")
+	push(w, a, 30, true, 1, "a30")
 	w.Release(1, collect[string](&out))
 	if got := names(out); !slices.Equal(got, []string{"a10", "a20", "b15"}) || w.Late() != 1 {
 		t.Fatalf("got %v late %d; want b15 released at once and counted late", got, w.Late())
 	}
 	// b goes backwards: the entry is still released, never lost.
-	w.Push(b, 5, true, 2, "b5")
-	w.Push(b, 40, true, 2, "b40")
+	push(w, b, 5, true, 2, "b5")
+	push(w, b, 40, true, 2, "b40")
 	w.Release(2, collect[string](&out))
 	if got := names(out); !slices.Equal(got, []string{"a10", "a20", "b15", "b5", "a30"}) || w.Late() != 2 {
 		t.Fatalf("got %v late %d", got, w.Late())
@@ -110,15 +116,15 @@ func TestWindowLateStarterAndBackwardsInput(t *testing.T) {
 }
 
 func TestWindowUntimedFollowsItsPredecessor(t *testing.T) {
-	w := NewWindow[string](1000)
+	w := New[string](1000)
 	a, b := w.AddInput(), w.AddInput()
 	var out []released
-	w.Push(a, 0, false, 0, "a-head") // before any timestamp: as early as possible
-	w.Push(a, 10, true, 0, "a10")
-	w.Push(a, 0, false, 0, "a10-cont")
-	w.Push(b, 10, true, 0, "b10")
-	w.Push(a, 20, true, 0, "a20")
-	w.Push(b, 20, true, 0, "b20")
+	push(w, a, 0, false, 0, "a-head") // before any timestamp: as early as possible
+	push(w, a, 10, true, 0, "a10")
+	push(w, a, 0, false, 0, "a10-cont")
+	push(w, b, 10, true, 0, "b10")
+	push(w, a, 20, true, 0, "a20")
+	push(w, b, 20, true, 0, "b20")
 	w.Release(0, collect[string](&out))
 	want := []string{"a-head", "a10", "a10-cont", "b10", "a20", "b20"}
 	if got := names(out); !slices.Equal(got, want) {
@@ -132,7 +138,7 @@ func TestWindowFinishedInputsMergeExactly(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for iter := range 200 {
 		k := 1 + r.IntN(6)
-		w := NewWindow[int64](1 << 62) // timeouts never fire
+		w := New[int64](1 << 62) // timeouts never fire
 		type src struct {
 			in  *Input[int64]
 			ats []int64
@@ -156,7 +162,7 @@ func TestWindowFinishedInputsMergeExactly(t *testing.T) {
 			for _, s := range srcs {
 				n := min(len(s.ats), 1+r.IntN(5))
 				for _, at := range s.ats[:n] {
-					w.Push(s.in, at, true, 0, at)
+					push(w, s.in, at, true, 0, at)
 				}
 				s.ats = s.ats[n:]
 				if len(s.ats) == 0 {
@@ -176,12 +182,12 @@ func TestWindowFinishedInputsMergeExactly(t *testing.T) {
 }
 
 func BenchmarkWindow(b *testing.B) {
-	w := NewWindow[int](1 << 62)
+	w := New[int](1 << 62)
 	ins := []*Input[int]{w.AddInput(), w.AddInput(), w.AddInput(), w.AddInput()}
 	emit := func(int, int64) {}
 	b.ReportAllocs()
 	for i := range b.N {
-		w.Push(ins[i&3], int64(i), true, 0, i)
+		push(w, ins[i&3], int64(i), true, 0, i)
 		if i&63 == 63 {
 			w.Release(0, emit)
 		}
@@ -265,7 +271,7 @@ func TestWindowMatchesSpecification(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for iter := range 300 {
 		hold := 1 + r.Int64N(50)
-		w := NewWindow[int](hold)
+		w := New[int](time.Duration(hold))
 		ref := &refWindow{hold: hold, frontier: math.MinInt64}
 		var ins []*Input[int]
 		var out []released
@@ -299,7 +305,7 @@ func TestWindowMatchesSpecification(t *testing.T) {
 				}
 				timed := r.IntN(8) != 0
 				v++
-				w.Push(ins[i], at, timed, now, v)
+				push(w, ins[i], at, timed, now, v)
 				ref.push(ref.inputs[i], at, timed, now, v)
 			}
 			if w.Len() != len(ref.held) {

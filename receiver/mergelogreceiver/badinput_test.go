@@ -158,8 +158,8 @@ func TestBadInputBinaryGarbage(t *testing.T) {
 			lines = append(lines, l)
 		}
 	}
-	for _, encoding := range []string{encodingUTF8, encodingRaw, encodingNop} {
-		t.Run(encoding, func(t *testing.T) {
+	for _, encoding := range []Encoding{EncodingUTF8, EncodingRaw, EncodingNop} {
+		t.Run(string(encoding), func(t *testing.T) {
 			b := newBadRun(t)
 			writeFile(t, b.path("bad.log"), string(garbage))
 			cfg := testConfig(b.dir)
@@ -173,11 +173,11 @@ func TestBadInputBinaryGarbage(t *testing.T) {
 			for i, lr := range got {
 				body := lr.Body()
 				switch encoding {
-				case encodingUTF8:
+				case EncodingUTF8:
 					require.Equal(t, string(bytes.ToValidUTF8(lines[i], []byte("\uFFFD"))), body.Str(), "line %d", i)
-				case encodingRaw:
+				case EncodingRaw:
 					require.Equal(t, string(lines[i]), body.Str(), "line %d", i)
-				case encodingNop:
+				case EncodingNop:
 					require.Equal(t, pcommon.ValueTypeBytes, body.Type())
 					require.Equal(t, lines[i], body.Bytes().AsRaw(), "line %d", i)
 				}
@@ -195,8 +195,8 @@ func TestBadInputHugeLineWithoutNewline(t *testing.T) {
 	const mib, pieces = 1 << 20, 50
 	piece := func(i int) string { return fmt.Sprintf("%08d", i) + strings.Repeat("x", mib-8) }
 	const rest = "rest!"
-	for _, behavior := range []string{behaviorSplit, behaviorTrunc} {
-		t.Run(behavior, func(t *testing.T) {
+	for _, behavior := range []LogSizeBehavior{BehaviorSplit, BehaviorTruncate} {
+		t.Run(string(behavior), func(t *testing.T) {
 			b := newBadRun(t)
 			bad := b.path("bad.log")
 			f, err := os.Create(bad)
@@ -213,7 +213,7 @@ func TestBadInputHugeLineWithoutNewline(t *testing.T) {
 			b.start(t, cfg)
 
 			want := pieces + 1
-			if behavior == behaviorTrunc {
+			if behavior == BehaviorTruncate {
 				want = 1
 			}
 			b.waitFor(t, "bad.log", want)
@@ -224,7 +224,7 @@ func TestBadInputHugeLineWithoutNewline(t *testing.T) {
 			for i, body := range got[:min(len(got), pieces)] {
 				require.True(t, body == piece(i), "record %d: %d bytes, starts %.8q", i, len(body), body)
 			}
-			if behavior == behaviorSplit {
+			if behavior == BehaviorSplit {
 				assert.Equal(t, rest, got[pieces])
 			}
 			appendFile(t, bad, "\nafter\n")

@@ -7,25 +7,14 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/mergelog/otelcol-mergelog/internal/ledger"
 	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/metadata"
 )
-
-// entry is one log entry on its way into a batch: the receiver owns its body (the joiner's
-// bytes are only valid during its callback, and the merge window holds entries for a while).
-type entry struct {
-	s        *stream
-	seq      int64 // its slot in s.out
-	record   int64 // log.file.record_number
-	body     string
-	at       int64 // Unix nanoseconds; meaningful when timed
-	timed    bool
-	observed int64
-}
 
 // mark names one record of a batch, to settle it once the batch is delivered or given up.
 type mark struct {
 	s   *stream
-	seq int64
+	seq ledger.Seq
 }
 
 // batch builds the plog.Logs of the next ConsumeLogs call directly: one ResourceLogs per

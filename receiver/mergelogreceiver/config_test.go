@@ -35,13 +35,13 @@ func TestConfigDefaults(t *testing.T) {
 	want.Include = []string{"/var/log/app/*.log"}
 	assert.Equal(t, want, cfg)
 	// The keys file_log also has keep its defaults.
-	assert.Equal(t, "end", cfg.StartAt)
+	assert.Equal(t, StartAtEnd, cfg.StartAt)
 	assert.Equal(t, 200*time.Millisecond, cfg.PollInterval)
 	assert.Equal(t, ByteSize(1000), cfg.FingerprintSize)
 	assert.Equal(t, ByteSize(1<<20), cfg.MaxLogSize)
 	assert.Equal(t, 500*time.Millisecond, cfg.ForceFlushPeriod)
 	assert.True(t, cfg.IncludeFileName)
-	assert.Equal(t, "utf-8", cfg.Encoding)
+	assert.Equal(t, EncodingUTF8, cfg.Encoding)
 }
 
 func TestConfigFull(t *testing.T) {
@@ -87,27 +87,27 @@ func TestConfigFull(t *testing.T) {
 
 func TestConfigInvalidNamesTheKey(t *testing.T) {
 	for name, key := range map[string]string{
-		"bad_regex":                     "multiline.line_start_pattern",
+		"bad_regex":                     "multiline: line_start_pattern",
 		"unknown_key":                   "operators",
 		"negative_size":                 "max_log_size",
-		"negative_batch_bytes":          "batch.max_bytes",
+		"negative_batch_bytes":          "batch: max_bytes",
 		"merge_without_timestamp":       "merge.enabled",
-		"bad_timestamp_layout":          "timestamp.layout",
-		"bad_location":                  "timestamp.location",
+		"bad_timestamp_layout":          "timestamp: layout",
+		"bad_location":                  "timestamp: location",
 		"no_include":                    "include",
 		"bad_compression":               "compression",
 		"bad_start_at":                  "start_at",
 		"bad_byte_unit":                 "fingerprint_size",
-		"bad_continue_regex":            "multiline.line_continue_pattern",
-		"bad_end_regex":                 "multiline.line_end_pattern",
-		"bad_timestamp_regex":           "timestamp.regex",
+		"bad_continue_regex":            "multiline: line_continue_pattern",
+		"bad_end_regex":                 "multiline: line_end_pattern",
+		"bad_timestamp_regex":           "timestamp: regex",
 		"bad_timestamp_format":          "timestamp.format",
 		"unknown_nested_key":            "'multiline' has invalid keys: line_start_patern",
 		"negative_fingerprint_size":     "fingerprint_size",
 		"negative_max_concurrent_files": "max_concurrent_files",
-		"negative_batch_records":        "batch.max_records",
-		"negative_max_lines":            "multiline.max_lines",
-		"negative_max_held":             "merge.max_held_per_file",
+		"negative_batch_records":        "batch: max_records",
+		"negative_max_lines":            "multiline: max_lines",
+		"negative_max_held":             "merge: max_held_per_file",
 		"negative_poll_interval":        "poll_interval",
 		"bad_encoding":                  "encoding",
 		"bad_max_log_size_behavior":     "max_log_size_behavior",

@@ -30,7 +30,7 @@ func criLine(sec int, stream, flag, log string) string {
 func containerConfig(root string) *Config {
 	cfg := testConfig(root)
 	cfg.Include = []string{filepath.Join(root, "*", "*", "*.log")}
-	cfg.Format = formatContainer
+	cfg.Format = FormatContainer
 	return cfg
 }
 
@@ -133,11 +133,11 @@ func TestContainerDockerJSON(t *testing.T) {
 // A split line longer than max_log_size: split makes the pieces collected so far a line of their
 // own; truncate keeps max_log_size bytes of it.
 func TestContainerPiecesBeyondMaxLogSize(t *testing.T) {
-	for behavior, want := range map[string][]string{
-		behaviorSplit: {"aaaaaaaaaabbbbbbbbbb", "cccccccccc", "after"},
-		behaviorTrunc: {"aaaaaaaaaabbbbbbbbbbcccc", "after"},
+	for behavior, want := range map[LogSizeBehavior][]string{
+		BehaviorSplit:    {"aaaaaaaaaabbbbbbbbbb", "cccccccccc", "after"},
+		BehaviorTruncate: {"aaaaaaaaaabbbbbbbbbbcccc", "after"},
 	} {
-		t.Run(behavior, func(t *testing.T) {
+		t.Run(string(behavior), func(t *testing.T) {
 			root := t.TempDir()
 			dir := podDir(t, root, "c")
 			cfg := containerConfig(root)

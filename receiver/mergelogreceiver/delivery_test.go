@@ -127,7 +127,7 @@ func TestWithoutStorageOffsetsLiveInMemory(t *testing.T) {
 	a := filepath.Join(dir, "a.log")
 	writeFile(t, a, numbered(0, 5))
 	cfg := testConfig(dir)
-	cfg.StartAt = startEnd
+	cfg.StartAt = StartAtEnd
 	s := &sink{}
 	startReceiver(t, cfg, s, nil)
 	time.Sleep(50 * time.Millisecond) // the first poll starts at the end

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/extension/xextension/storage"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -30,7 +31,7 @@ import (
 func testConfig(dir string) *Config {
 	cfg := createDefaultConfig().(*Config)
 	cfg.Include = []string{filepath.Join(dir, "*.log")}
-	cfg.StartAt = startBeginning
+	cfg.StartAt = StartAtBeginning
 	cfg.PollInterval = 10 * time.Millisecond
 	cfg.ForceFlushPeriod = 50 * time.Millisecond
 	cfg.Batch.Timeout = 10 * time.Millisecond
@@ -46,7 +47,7 @@ func startReceiver(t *testing.T, cfg *Config, next consumer.Logs, host component
 
 func startWith(t *testing.T, set receiver.Settings, cfg *Config, next consumer.Logs, host component.Host) receiver.Logs {
 	t.Helper()
-	require.NoError(t, cfg.Validate())
+	require.NoError(t, confmap.Validate(cfg)) // every section, as the collector validates
 	if host == nil {
 		host = componenttest.NewNopHost()
 	}
@@ -143,7 +144,7 @@ func (s *sink) bodies() []string {
 // waitBodies waits until n records arrived and returns their bodies.
 func (s *sink) waitBodies(t *testing.T, n int) []string {
 	t.Helper()
-	require.Eventually(t, func() bool { return len(s.bodies()) >= n }, 5*time.Second, 5*time.Millisecond,
+	require.Eventually(t, func() bool { return len(s.bodies()) >= n }, time.Minute, 5*time.Millisecond,
 		"want %d records", n)
 	return s.bodies()
 }

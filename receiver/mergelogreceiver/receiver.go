@@ -3,65 +3,39 @@ package mergelogreceiver
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
-	"go.opentelemetry.io/collector/extension/xextension/storage"
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/receiverhelper"
-	"go.uber.org/zap"
 
 	"github.com/mergelog/otelcol-mergelog/internal/filetrack"
-	"github.com/mergelog/otelcol-mergelog/internal/merge"
 	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/metadata"
 )
-
-// checkpointKey is the one storage key holding the tracker's checkpoint: a single Set is one
-// transaction in file_storage, so a crash leaves the previous checkpoint or the new one.
-const checkpointKey = "checkpoint"
 
 // drainTimeout bounds how long Shutdown tries to deliver what was built; what is not accepted by
 // then is not checkpointed, so it is read again after a restart.
 const drainTimeout = 5 * time.Second
 
+// mergelogReceiver is one goroutine (run) over four collaborators it owns between Start and the
+// end of Shutdown: reading (files, polls), the merge stage (merge enabled), delivery (batches,
+// acknowledgements, checkpoints) and telemetry. Data flows reading → streams → entries →
+// merge → delivery; acknowledgements flow back from delivery into the files' ledgers.
 type mergelogReceiver struct {
-	cfg         *Config
-	set         receiver.Settings
-	logger      *zap.Logger
-	next        consumer.Logs
-	obsrecv     *receiverhelper.ObsReport
-	tel         *metadata.TelemetryBuilder
-	metricAttrs metricAttrs
-	rules       entryRules
+	cfg      *Config
+	set      receiver.Settings
+	compiled *compiled
+	body     bodyRules
 
-	// Owned by the run goroutine between Start and the end of Shutdown.
-	tracker     *filetrack.Tracker
-	storage     storage.Client
-	files       map[uint64]*fileState
-	order       []*fileState // files in reading order (round robin)
-	cursor      int          // the file of r.order the read round is at
-	batch       *batch
-	resources   resources
-	touched     []*fileState          // files with entries settled since the last commit
-	unsaved     bool                  // offsets committed since the checkpoint was last written
-	window      *merge.Window[uint32] // slots of held
-	held        slab
-	rounds      []int64       // window clock of the read rounds whose entries may still be held
-	roundClock  int64         // window clock of the current round: the arrival time of its entries
-	pushed      bool          // the current round pushed entries into the window
-	paused      time.Duration // time spent delivering: the merge window's clock stands still then
-	observed    int64         // ObservedTimestamp of the entries being read
-	ctx         context.Context
-	stopping    bool // a delivery was interrupted by Shutdown: read and send nothing more
-	nextPoll    time.Time
-	pollOverdue bool // reading stops until the next poll
-	counts      counts
-	lateSeen    int64 // window.Late() at the last record
-	bytesSeen   int64 // the tracker's BytesRead at the last record
-	longestHold int64 // of the entries released since the last recordHold; -1 when none
+	read  reading
+	merge *mergeStage // nil without merge
+	out   delivery
+	tel   receiverTelemetry
+
+	ctx      context.Context // the run goroutine's; the drain's at Shutdown
+	stopping bool            // a delivery was interrupted by Shutdown: read and send nothing more
 
 	cancel   context.CancelFunc
 	drain    chan context.Context
@@ -70,7 +44,7 @@ type mergelogReceiver struct {
 }
 
 func newReceiver(set receiver.Settings, cfg *Config, next consumer.Logs) (*mergelogReceiver, error) {
-	rules, err := newEntryRules(cfg)
+	c, err := cfg.compile()
 	if err != nil {
 		return nil, err
 	}
@@ -81,31 +55,35 @@ func newReceiver(set receiver.Settings, cfg *Config, next consumer.Logs) (*merge
 	if err != nil {
 		return nil, err
 	}
-	tel, err := metadata.NewTelemetryBuilder(set.TelemetrySettings)
+	builder, err := metadata.NewTelemetryBuilder(set.TelemetrySettings)
 	if err != nil {
 		return nil, err
 	}
 	return &mergelogReceiver{
-		cfg: cfg, set: set, logger: set.Logger, next: next, obsrecv: obsrecv, tel: tel, rules: rules,
-		metricAttrs: newMetricAttrs(set.ID.String()),
+		cfg: cfg, set: set, compiled: c, body: newBodyRules(cfg, c),
+		out: delivery{
+			next: next, obsrecv: obsrecv, logger: set.Logger, retry: cfg.RetryOnFailure, limits: cfg.Batch,
+			rawBody: cfg.Encoding == EncodingNop, numbers: cfg.IncludeFileRecordNumber,
+			store: checkpointStore{logger: set.Logger},
+		},
+		tel: newTelemetry(builder, set.ID.String()),
 	}, nil
 }
 
 // Start opens the checkpoint, if storage is configured, and starts the one goroutine that polls,
 // reads and delivers.
 func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error {
-	compression, _ := r.cfg.compression() // validated
 	tracker, err := filetrack.New(filetrack.Options{
 		Include:            r.cfg.Include,
 		Exclude:            r.cfg.Exclude,
 		ExcludeOlderThan:   r.cfg.ExcludeOlderThan,
-		StartAtBeginning:   r.cfg.StartAt == startBeginning,
+		StartAtBeginning:   r.cfg.StartAt == StartAtBeginning,
 		FingerprintSize:    int(r.cfg.FingerprintSize),
 		MaxConcurrentFiles: r.cfg.MaxConcurrentFiles,
-		Compression:        compression,
+		Compression:        r.compiled.compression,
 		MaxLineSize:        r.cfg.maxLineSize(),
 		DeleteAfterRead:    r.cfg.DeleteAfterRead,
-		Logger:             r.logger,
+		Logger:             r.set.Logger,
 	})
 	if err != nil {
 		return err
@@ -120,51 +98,18 @@ func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error
 			tracker.Close()
 			return errors.Join(err, client.Close(ctx))
 		}
-		r.storage = client
+		r.out.store.client = client
 	}
-	r.tracker = tracker
-	r.files = map[uint64]*fileState{}
-	r.batch = newBatch(r.cfg.Batch.MaxRecords)
-	r.resources = newResources(r.rules.resource)
+	r.read = reading{tracker: tracker, files: map[uint64]*tailedFile{}, resources: newResources(r.compiled.resource)}
+	r.out.batch = newBatch(r.cfg.Batch.MaxRecords)
 	if r.cfg.Merge.Enabled {
-		r.window = merge.NewWindow[uint32](r.cfg.Merge.Window.Nanoseconds())
-		r.longestHold = -1
+		r.merge = newMergeStage(r.cfg.Merge)
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	r.drain = make(chan context.Context, 1)
 	r.done = make(chan struct{})
 	go r.run(runCtx)
-	return nil
-}
-
-func storageClient(ctx context.Context, host component.Host, id, self component.ID) (storage.Client, error) {
-	ext, ok := host.GetExtensions()[id]
-	if !ok {
-		return nil, fmt.Errorf("storage: extension %q not found", id)
-	}
-	se, ok := ext.(storage.Extension)
-	if !ok {
-		return nil, fmt.Errorf("storage: extension %q is not a storage extension", id)
-	}
-	client, err := se.GetClient(ctx, component.KindReceiver, self, "")
-	if err != nil {
-		return nil, fmt.Errorf("storage: extension %q: %w", id, err)
-	}
-	return client, nil
-}
-
-func restore(ctx context.Context, client storage.Client, tracker *filetrack.Tracker) error {
-	data, err := client.Get(ctx, checkpointKey)
-	if err != nil {
-		return fmt.Errorf("storage: reading the checkpoint: %w", err)
-	}
-	if len(data) == 0 {
-		return nil
-	}
-	if err := tracker.Restore(data); err != nil {
-		return fmt.Errorf("storage: restoring the checkpoint (key %q): %w", checkpointKey, err)
-	}
 	return nil
 }
 
@@ -194,27 +139,29 @@ func (r *mergelogReceiver) run(ctx context.Context) {
 	defer timer.Stop()
 	for ctx.Err() == nil && !r.stopping {
 		now := time.Now()
-		r.roundClock = r.clock()
-		if !now.Before(r.nextPoll) {
+		if r.merge != nil {
+			r.merge.roundClock = r.merge.clock()
+		}
+		if !now.Before(r.read.nextPoll) {
 			r.poll(now)
 		}
 		more := r.readRound()
 		due := r.flushIdle(time.Now())
 		releaseDue, unblocked := r.release()
 		due = earliest(due, releaseDue)
-		if r.batch.len() > 0 {
-			sendAt := r.batch.opened.Add(r.cfg.Batch.Timeout)
+		if b := r.out.batch; b.len() > 0 {
+			sendAt := b.opened.Add(r.cfg.Batch.Timeout)
 			if !time.Now().Before(sendAt) {
 				r.send()
 			} else {
 				due = earliest(due, sendAt)
 			}
 		}
-		if len(r.touched) > 0 {
-			r.commit() // entries settled without a delivery (empty ones)
+		if len(r.out.touched) > 0 {
+			r.out.commit(r.ctx, r.read.tracker) // entries settled without a delivery (empty ones)
 		}
-		r.record()
-		wait := time.Until(earliest(due, r.nextPoll))
+		r.flushTelemetry()
+		wait := time.Until(earliest(due, r.read.nextPoll))
 		if more || unblocked {
 			wait = 0
 		}
@@ -238,24 +185,21 @@ func earliest(a, b time.Time) time.Time {
 // finish delivers what was built, checkpoints and closes everything (at Shutdown).
 func (r *mergelogReceiver) finish(ctx context.Context) {
 	r.ctx, r.stopping = ctx, false
-	if r.window != nil {
-		r.window.Flush(r.clock(), r.emitHeld)
+	if r.merge != nil {
+		r.merge.window.Flush(r.merge.clock(), r.emitHeld)
 		r.recordHold()
 	}
 	r.send()
-	r.commit()
-	r.record()
-	r.tracker.Close()
-	if r.storage != nil {
-		if err := r.storage.Close(ctx); err != nil {
-			r.logger.Warn("Closing the storage client failed", zap.Error(err))
-		}
-	}
+	r.out.commit(ctx, r.read.tracker)
+	r.flushTelemetry()
+	r.read.tracker.Close()
+	r.out.store.close(ctx)
 }
 
-// clock is the merge window's clock in Unix nanoseconds: wall time minus the time spent
-// delivering, so that a stall downstream does not count as waiting for the inputs and does not
-// release entries out of order.
-func (r *mergelogReceiver) clock() int64 {
-	return time.Now().Add(-r.paused).UnixNano()
+func (r *mergelogReceiver) flushTelemetry() {
+	if r.merge != nil {
+		r.tel.flush(r.read.tracker, r.merge.window)
+		return
+	}
+	r.tel.flush(r.read.tracker, nil)
 }

@@ -80,7 +80,7 @@ func TestEncodings(t *testing.T) {
 			dir := t.TempDir()
 			writeFile(t, filepath.Join(dir, "a.log"), "bad \xff byte\n")
 			cfg := testConfig(dir)
-			cfg.Encoding = tc.encoding
+			cfg.Encoding = Encoding(tc.encoding)
 			s := &sink{}
 			startReceiver(t, cfg, s, nil)
 			s.waitBodies(t, 1)
@@ -127,7 +127,7 @@ func TestMaxLogSize(t *testing.T) {
 			writeFile(t, filepath.Join(dir, "a.log"), "short\n"+long+"\nafter\n")
 			cfg := testConfig(dir)
 			cfg.MaxLogSize = 10
-			cfg.MaxLogSizeBehavior = tc.behavior
+			cfg.MaxLogSizeBehavior = LogSizeBehavior(tc.behavior)
 			cfg.Multiline.LineStartPattern = tc.pattern
 			s := &sink{}
 			startReceiver(t, cfg, s, nil)

@@ -1,0 +1,134 @@
+package mergelogreceiver
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/mergelog/otelcol-mergelog/internal/decompress"
+	"github.com/mergelog/otelcol-mergelog/internal/linestart"
+	"github.com/mergelog/otelcol-mergelog/internal/multiline"
+	"github.com/mergelog/otelcol-mergelog/internal/timestamp"
+)
+
+// compiled is a Config made ready to run: patterns compiled, the timestamp parser built, the
+// enumerations resolved. Validate and the receiver go through the same compile, so what
+// validated is what runs.
+type compiled struct {
+	join        multiline.Config
+	omitStart   *linestart.Matcher // with omit_pattern: cut from the start of each entry
+	omitEnd     *linestart.Matcher // with omit_pattern: cut from the start of each entry's last line
+	parser      *timestamp.Parser  // nil without a timestamp section
+	compression decompress.Kind
+	resource    pcommon.Map
+	attributes  pcommon.Map
+}
+
+// compile compiles every part of c; an error names its key.
+func (c *Config) compile() (*compiled, error) {
+	p := &compiled{
+		join: multiline.Config{
+			MaxLines: c.Multiline.MaxLines,
+			MaxBytes: int(c.MaxLogSize),
+			Truncate: c.MaxLogSizeBehavior == BehaviorTruncate,
+		},
+		resource:   staticMap(c.Resource),
+		attributes: staticMap(c.Attributes),
+	}
+	patterns, err := c.Multiline.compile()
+	if err != nil {
+		return nil, fmt.Errorf("multiline: %w", err)
+	}
+	p.join.Start, p.join.Continue, p.join.End = patterns.start, patterns.cont, patterns.end
+	if c.Multiline.OmitPattern {
+		p.omitStart, p.omitEnd = p.join.Start, p.join.End
+	}
+	if c.Timestamp != nil {
+		if p.parser, err = c.Timestamp.compile(); err != nil {
+			return nil, fmt.Errorf("timestamp: %w", err)
+		}
+	}
+	if p.compression, err = c.Compression.kind(); err != nil {
+		return nil, fmt.Errorf("compression: %w", err)
+	}
+	return p, nil
+}
+
+type patterns struct{ start, cont, end *linestart.Matcher }
+
+// compile compiles the multiline patterns; an error names the pattern's key.
+func (m *MultilineConfig) compile() (patterns, error) {
+	var p patterns
+	var errs keyErrors
+	for _, x := range []struct {
+		key, pattern string
+		dst          **linestart.Matcher
+	}{
+		{"line_start_pattern", m.LineStartPattern, &p.start},
+		{"line_continue_pattern", m.LineContinuePattern, &p.cont},
+		{"line_end_pattern", m.LineEndPattern, &p.end},
+	} {
+		if x.pattern == "" {
+			continue
+		}
+		var err error
+		*x.dst, err = linestart.Compile(x.pattern)
+		errs.check(x.key, err)
+	}
+	return p, errs.join()
+}
+
+// compile builds the timestamp parser; an error names its key (format, layout, location, regex).
+func (t *TimestampConfig) compile() (*timestamp.Parser, error) {
+	if err := t.Format.validate(); err != nil {
+		return nil, fmt.Errorf("format: %w", err)
+	}
+	pc := timestamp.Config{Format: string(t.Format), Layout: t.Layout, Regex: t.Regex}
+	if t.Layout != "" && pc.Format == "" {
+		pc.Format = "layout"
+	}
+	if t.Location != "" {
+		loc, err := time.LoadLocation(t.Location)
+		if err != nil {
+			return nil, fmt.Errorf("location: %w", err)
+		}
+		pc.Location = loc
+	}
+	parser, err := timestamp.New(pc)
+	var ce *timestamp.ConfigError
+	if errors.As(err, &ce) {
+		return nil, fmt.Errorf("%s: %w", ce.Field, ce.Err)
+	}
+	return parser, err
+}
+
+// staticMap turns a config map into attributes, in key order so that records are reproducible.
+func staticMap(kv map[string]string) pcommon.Map {
+	m := pcommon.NewMap()
+	keys := make([]string, 0, len(kv))
+	for k := range kv {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	m.EnsureCapacity(len(keys))
+	for _, k := range keys {
+		m.PutStr(k, kv[k])
+	}
+	return m
+}
+
+// runtimePrefixRoom is what a container runtime's line may add to the log it carries (the
+// prefix, JSON escapes), beyond max_log_size: the reader cuts lines only past it, so that a
+// runtime's line is parsed whole and its log is what max_log_size caps.
+const runtimePrefixRoom = 64 << 10
+
+// maxLineSize is where the reader cuts a line.
+func (c *Config) maxLineSize() int {
+	if c.Format == FormatContainer {
+		return int(c.MaxLogSize) + runtimePrefixRoom
+	}
+	return int(c.MaxLogSize)
+}

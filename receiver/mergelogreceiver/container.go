@@ -1,0 +1,32 @@
+package mergelogreceiver
+
+import "github.com/mergelog/otelcol-mergelog/internal/container"
+
+// cutLine is the runtime's line that a line cut at max_log_size belongs to: the pieces after
+// the first carry no prefix of their own.
+type cutLine struct {
+	stream  container.Stream
+	at      int64
+	partial bool // the runtime's flag for the whole line
+}
+
+// containerLine parses one line of a runtime's log file and hands its content to the stream it
+// was written to, whose reassembler joins split lines; piece is true when the line continues
+// one the reader cut at its maximum.
+func (r *mergelogReceiver) containerLine(f *tailedFile, line []byte, start, end int64, piece bool) {
+	var l container.Line
+	if piece {
+		l = container.Line{Time: f.cut.at, Stream: f.cut.stream, Partial: f.cut.partial, Log: line}
+	} else {
+		l = f.parser.Parse(line)
+		f.cut = cutLine{stream: l.Stream, at: l.Time, partial: l.Partial}
+	}
+	s := f.streams[l.Stream]
+	if l.Stream == container.StreamNone {
+		if !piece || !r.compiled.join.Truncate {
+			s.add(l.Log, start, end, 0)
+		}
+		return
+	}
+	s.pieces.Add(l.Log, start, end, l.Time, l.Partial || f.piece)
+}

@@ -1,0 +1,128 @@
+package mergelogreceiver
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"time"
+
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/receiver/receiverhelper"
+	"go.uber.org/zap"
+
+	"github.com/mergelog/otelcol-mergelog/internal/ledger"
+)
+
+// delivery takes entries into batches, hands them to the next consumer and settles them in
+// their files' ledgers once accepted (or refused for good); commit then moves the files'
+// checkpoints. Owned by the run goroutine.
+type delivery struct {
+	next    consumer.Logs
+	obsrecv *receiverhelper.ObsReport
+	logger  *zap.Logger
+	retry   RetryConfig
+	limits  BatchConfig
+	rawBody bool // encoding nop: bodies are Bytes values
+	numbers bool // include_file_record_number
+	batch   *batch
+	touched []*tailedFile // files with entries settled since the last commit
+	store   checkpointStore
+}
+
+// add puts e into the batch, sending the batch first if e would take it past max_bytes and
+// right after if it reaches max_records.
+func (r *mergelogReceiver) add(e *entry) {
+	d := &r.out
+	size := len(e.body) + e.s.attrs.bytes
+	if d.batch.len() > 0 && d.batch.bytes+size > int(d.limits.MaxBytes) {
+		r.send()
+	}
+	d.batch.add(e, d.rawBody, d.numbers)
+	if d.batch.len() >= d.limits.MaxRecords {
+		r.send()
+	}
+}
+
+// send delivers the batch (blocking: while it retries nothing is read, which is the
+// backpressure), then settles its records and checkpoints. A delivery interrupted by Shutdown
+// leaves the batch in place for the final attempt.
+func (r *mergelogReceiver) send() {
+	d := &r.out
+	n := d.batch.len()
+	if n == 0 || r.stopping {
+		return
+	}
+	start := time.Now()
+	err := d.deliver(r.ctx, &r.tel, d.batch.logs, n)
+	if r.merge != nil {
+		r.merge.paused += time.Since(start)
+	}
+	r.read.pollDue()
+	if err != nil {
+		r.stopping = true
+		return
+	}
+	for _, m := range d.batch.marks {
+		d.settle(m.s, m.seq)
+	}
+	r.tel.counts.emitted += int64(n)
+	d.batch.reset()
+	d.commit(r.ctx, r.read.tracker)
+}
+
+// deliver calls ConsumeLogs until the batch is accepted or refused for good (both nil: the
+// records are settled either way), retrying retryable errors with exponential backoff. It
+// returns ctx's error if ctx ends first.
+func (d *delivery) deliver(ctx context.Context, tel *receiverTelemetry, logs plog.Logs, n int) error {
+	backoff := d.retry.InitialInterval
+	var timer *time.Timer
+	for {
+		octx := d.obsrecv.StartLogsOp(ctx)
+		err := d.next.ConsumeLogs(octx, logs)
+		d.obsrecv.EndLogsOp(octx, "text", n, err)
+		if err == nil {
+			return nil
+		}
+		if consumererror.IsPermanent(err) {
+			tel.consumeError(ctx, true)
+			d.logger.Error("The next consumer refused a batch for good; skipping it",
+				zap.Error(err), zap.Int("dropped_records", n))
+			return nil
+		}
+		tel.consumeError(ctx, false)
+		// Only the records the consumer reports as failed are sent again.
+		var partial consumererror.Logs
+		if errors.As(err, &partial) {
+			logs = partial.Data()
+			n = logs.LogRecordCount()
+		}
+		// Jitter of ±50% keeps receivers behind one failing exporter from retrying in step.
+		wait := time.Duration(float64(backoff) * (0.5 + rand.Float64()))
+		d.logger.Debug("The next consumer refused a batch; retrying",
+			zap.Error(err), zap.Duration("interval", wait), zap.Int("records", n))
+		if timer == nil {
+			timer = time.NewTimer(wait)
+			defer timer.Stop()
+		} else {
+			timer.Reset(wait)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timer.C:
+		}
+		tel.consumeRetry(ctx)
+		backoff = min(2*backoff, d.retry.MaxInterval)
+	}
+}
+
+// settle marks one entry of s as done with; commit then moves its file's checkpoint over it.
+func (d *delivery) settle(s *stream, seq ledger.Seq) {
+	s.books.Entries.Settle(seq)
+	if f := s.f; !f.touched {
+		f.touched = true
+		d.touched = append(d.touched, f)
+	}
+}

@@ -1,0 +1,50 @@
+package mergelogreceiver
+
+import (
+	"github.com/mergelog/otelcol-mergelog/internal/container"
+	"github.com/mergelog/otelcol-mergelog/internal/ledger"
+)
+
+// entry is one log entry on its way into a batch: the receiver owns its body (the joiner's
+// bytes are only valid during its callback, and the merge window holds entries for a while).
+type entry struct {
+	s        *stream
+	seq      ledger.Seq // its place in s's ledger
+	record   int64      // log.file.record_number
+	body     string
+	at       int64 // Unix nanoseconds; meaningful when timed
+	timed    bool
+	observed int64
+}
+
+// emitEntry is a joiner's sink for stream s: it numbers the entry, shapes it and sends it on,
+// to the merge window or straight into the batch.
+func (r *mergelogReceiver) emitEntry(s *stream, text []byte, end int64) {
+	f := s.f
+	first := s.books.Lines.PopThrough(end)
+	f.records++
+	seq := s.books.Entries.Add(first.Start, f.records)
+	text = r.body.shape(text)
+	if len(text) == 0 {
+		// file_log drops empty entries but still numbers them.
+		r.out.settle(s, seq)
+		return
+	}
+	e := entry{s: s, seq: seq, record: f.records, body: r.body.body(text), observed: r.read.observed}
+	if s.kind != container.StreamNone {
+		e.at, e.timed = first.At, true // the runtime's time, unless a timestamp section finds one
+	}
+	if p := r.compiled.parser; p != nil {
+		if at, ok := p.Parse(text); ok {
+			e.at, e.timed = at, true
+		}
+	}
+	if !e.timed && (r.compiled.parser != nil || f.parser != nil) {
+		r.tel.counts.untimed++
+	}
+	if r.merge == nil {
+		r.add(&e)
+		return
+	}
+	r.merge.push(f.input, &e)
+}

@@ -1,0 +1,206 @@
+package mergelogreceiver
+
+import (
+	"time"
+
+	"github.com/mergelog/otelcol-mergelog/internal/filetrack"
+)
+
+// chunkBytes is how much of one file a read round takes before going on to the next file:
+// every file advances each round, so the merge watermark advances and no file starves.
+const chunkBytes = 256 << 10
+
+// reading is the files the receiver follows and where its reading is: the tracker, each file's
+// state, the round robin over them and the poll timing. Owned by the run goroutine.
+type reading struct {
+	tracker     *filetrack.Tracker
+	files       map[uint64]*tailedFile
+	order       []*tailedFile // files in reading order (round robin)
+	cursor      int           // the file of order the read round is at
+	resources   resources
+	nextPoll    time.Time
+	pollOverdue bool  // reading stops until the next poll
+	observed    int64 // ObservedTimestamp of the entries being read
+}
+
+// pollDue reports whether a poll is due before reading on: a read round, or a delivery blocked
+// by backpressure, that outlasts poll_interval must not read a file past changes only a poll
+// sees (a copytruncate refilled past the read offset would be read as the old file's).
+func (rd *reading) pollDue() bool {
+	if !rd.pollOverdue && !time.Now().Before(rd.nextPoll) {
+		rd.pollOverdue = true
+	}
+	return rd.pollOverdue
+}
+
+// dropDone forgets the files that are finished and whose entries are all settled.
+func (rd *reading) dropDone() {
+	kept := rd.order[:0]
+	for _, f := range rd.order {
+		if f.done && f.settled() {
+			delete(rd.files, f.id)
+			rd.resources.release(f.resource)
+			continue
+		}
+		kept = append(kept, f)
+	}
+	clear(rd.order[len(kept):])
+	rd.order = kept
+}
+
+// poll asks the tracker for the files to read this round; a file not seen before gets its
+// state (streams, merge input, attributes).
+func (r *mergelogReceiver) poll(now time.Time) {
+	rd := &r.read
+	rd.nextPoll, rd.pollOverdue = now.Add(r.cfg.PollInterval), false
+	for _, file := range rd.tracker.Poll() {
+		f := rd.files[file.ID()]
+		if f == nil {
+			f = r.newTailedFile(file, now)
+			rd.files[f.id] = f
+			rd.order = append(rd.order, f)
+		}
+		f.file = file
+		f.drained = false
+		if f.done && !file.Finished() {
+			// Its file went away and was finished, and is back: read on, as a new merge input.
+			f.done = false
+			if r.merge != nil {
+				f.input = r.merge.window.AddInput()
+			}
+		}
+	}
+}
+
+// readRound reads a chunk of every file handed out and not yet read to io.EOF (the tracker
+// hands a file out again only once it has data beyond what it has buffered); it reports
+// whether some file has more to read now. A round cut short for a poll goes on after it where
+// it stopped, so that every file gets its turn however long rounds take; a round reads at
+// least one file, however long a poll takes.
+func (r *mergelogReceiver) readRound() (more bool) {
+	rd := &r.read
+	for read := false; rd.cursor < len(rd.order); rd.cursor++ {
+		if r.stopping {
+			return false
+		}
+		if read && rd.pollDue() {
+			return true
+		}
+		if f := rd.order[rd.cursor]; !f.drained && !f.done && !f.blocked {
+			read = true
+			if r.readFile(f) {
+				more = true
+			}
+		}
+	}
+	rd.cursor = 0
+	rd.dropDone()
+	return more
+}
+
+// readFile reads up to chunkBytes of f's lines into its streams; true if it stopped early.
+func (r *mergelogReceiver) readFile(f *tailedFile) (more bool) {
+	now := time.Now()
+	r.read.observed = now.UnixNano()
+	if f.file.Path() != f.path {
+		r.setAttrs(f)
+	}
+	budget := chunkBytes
+	for budget > 0 {
+		if r.stopping {
+			return false
+		}
+		if r.read.pollOverdue {
+			return true
+		}
+		if f.input != nil && f.input.Held() >= r.cfg.Merge.MaxHeldPerFile {
+			f.blocked = true
+			return false
+		}
+		line, end, err := f.file.Next()
+		if err != nil {
+			// io.EOF: nothing more for now. Another error ends the file, and the tracker
+			// has logged it.
+			f.drained = true
+			break
+		}
+		budget -= len(line) + 1
+		f.lastData, f.partial = now, 0
+		r.line(f, line, end)
+	}
+	if budget <= 0 {
+		return true
+	}
+	if f.file.Finished() {
+		r.finishFile(f)
+	}
+	return false
+}
+
+// line hands one line taken from f, which ends at end, to its stream.
+func (r *mergelogReceiver) line(f *tailedFile, line []byte, end int64) {
+	start := f.readEnd
+	f.readEnd = end
+	piece := f.piece
+	f.piece = f.file.Split()
+	if f.parser != nil {
+		r.containerLine(f, line, start, end, piece)
+		return
+	}
+	if piece && r.compiled.join.Truncate {
+		return // the rest of a line cut at max_log_size: its entry is already full
+	}
+	f.streams[0].add(line, start, end, 0)
+}
+
+// flushIdle emits what waits at the end of files that got no new data for force_flush_period
+// (a partial last line, a multiline entry waiting for its next start), as file_log does. It
+// returns when the next such flush is due. Only files read to the end of their data qualify:
+// one held back (merge, chunk budget) has its next lines still unread.
+func (r *mergelogReceiver) flushIdle(now time.Time) (due time.Time) {
+	period := r.cfg.ForceFlushPeriod
+	for _, f := range r.read.order {
+		if f.done || !f.drained || r.stopping {
+			continue
+		}
+		tail, end := f.file.Partial()
+		if len(tail) != f.partial {
+			f.lastData, f.partial = now, len(tail)
+		}
+		if period <= 0 || (len(tail) == 0 && !f.pending()) {
+			continue
+		}
+		if at := f.lastData.Add(period); now.Before(at) {
+			due = earliest(due, at)
+			continue
+		}
+		r.read.observed = now.UnixNano()
+		r.flushTail(f, tail, end)
+	}
+	return due
+}
+
+// flushTail emits f's partial last line, if any, and what its streams hold.
+func (r *mergelogReceiver) flushTail(f *tailedFile, tail []byte, end int64) {
+	if len(tail) > 0 {
+		r.line(f, tail, end)
+		f.file.ConsumePartial()
+		f.partial = 0
+	}
+	for _, s := range f.streams {
+		s.flush()
+	}
+}
+
+// finishFile ends a file that will give nothing more: what waits at its end is complete now.
+func (r *mergelogReceiver) finishFile(f *tailedFile) {
+	if f.done {
+		return
+	}
+	tail, end := f.file.Partial()
+	r.flushTail(f, tail, end)
+	if f.input != nil {
+		r.merge.window.Finish(f.input)
+	}
+	f.done = true
+}

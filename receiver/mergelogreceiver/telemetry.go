@@ -1,0 +1,79 @@
+package mergelogreceiver
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/mergelog/otelcol-mergelog/internal/filetrack"
+	"github.com/mergelog/otelcol-mergelog/internal/mergewindow"
+	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/metadata"
+)
+
+// receiverTelemetry is the receiver's own metrics. The hot path only increments counts; flush hands
+// them to the instruments once per loop of the run goroutine.
+type receiverTelemetry struct {
+	builder *metadata.TelemetryBuilder
+	// Each measurement names the receiver, as the collector's own receiver metrics do, so that
+	// two mergelog receivers are told apart.
+	self, permanent, retryable metric.MeasurementOption
+	counts                     counts
+	lateSeen                   int64 // window.Late() at the last flush
+	bytesSeen                  int64 // the tracker's BytesRead at the last flush
+}
+
+// counts accumulates between two flushes.
+type counts struct {
+	emitted, untimed int64
+}
+
+func newTelemetry(builder *metadata.TelemetryBuilder, id string) receiverTelemetry {
+	self := attribute.String("receiver", id)
+	return receiverTelemetry{
+		builder:   builder,
+		self:      metric.WithAttributeSet(attribute.NewSet(self)),
+		permanent: metric.WithAttributeSet(attribute.NewSet(self, attribute.Bool("permanent", true))),
+		retryable: metric.WithAttributeSet(attribute.NewSet(self, attribute.Bool("permanent", false))),
+	}
+}
+
+// flush hands the counts, the merge window's late entries and the tracker's figures to the
+// instruments.
+func (t *receiverTelemetry) flush(tracker *filetrack.Tracker, window *mergewindow.Window[uint32]) {
+	ctx := context.Background()
+	add := func(v int64, inst metric.Int64Counter) {
+		if v != 0 {
+			inst.Add(ctx, v, t.self)
+		}
+	}
+	add(t.counts.emitted, t.builder.ReceiverMergelogRecordsEmitted)
+	add(t.counts.untimed, t.builder.ReceiverMergelogEntriesUntimed)
+	t.counts = counts{}
+	if window != nil {
+		late := window.Late()
+		add(late-t.lateSeen, t.builder.ReceiverMergelogEntriesLate)
+		t.lateSeen = late
+	}
+	st := tracker.Stats()
+	add(st.BytesRead-t.bytesSeen, t.builder.ReceiverMergelogBytesRead)
+	t.bytesSeen = st.BytesRead
+	t.builder.ReceiverMergelogFilesOpen.Record(ctx, int64(st.FilesOpen), t.self)
+}
+
+// recordHold records how long, in nanoseconds, the longest-held entry of a release waited.
+func (t *receiverTelemetry) recordHold(nanos int64) {
+	t.builder.ReceiverMergelogMergeHoldDuration.Record(context.Background(), float64(nanos)/1e9, t.self)
+}
+
+func (t *receiverTelemetry) consumeError(ctx context.Context, permanent bool) {
+	attrs := t.retryable
+	if permanent {
+		attrs = t.permanent
+	}
+	t.builder.ReceiverMergelogConsumeErrors.Add(ctx, 1, attrs)
+}
+
+func (t *receiverTelemetry) consumeRetry(ctx context.Context) {
+	t.builder.ReceiverMergelogConsumeRetries.Add(ctx, 1, t.self)
+}
