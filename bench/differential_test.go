@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mergelog/otelcol-mergelog/bench/internal/rig"
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 )
 
 // The fixtures in testdata: access.log (genlogs -kind clf -lines 1000 -seed 7 -offset +0200)
@@ -49,12 +50,12 @@ func TestSameAsFileLog(t *testing.T) {
 			if tc.lineStart != "" {
 				keys["multiline"] = map[string]any{"line_start_pattern": tc.lineStart}
 			}
-			var want, got recorder
+			var want, got testkit.LogsSink
 			start(t, rig.FileLog, keys, &want, rig.Host{})
 			start(t, rig.Mergelog, keys, &got, rig.Host{})
 			waitSame(&want, &got, time.Second, 30*time.Second)
-			wantByFile, gotByFile := byFile(want.snapshot()), byFile(got.snapshot())
-			t.Logf("file_log: %d records from %d files", want.len(), len(wantByFile))
+			wantByFile, gotByFile := byFile(records(&want)), byFile(records(&got))
+			t.Logf("file_log: %d records from %d files", want.RecordCount(), len(wantByFile))
 			if len(gotByFile) != len(wantByFile) {
 				t.Errorf("records from %d files, file_log has %d", len(gotByFile), len(wantByFile))
 			}

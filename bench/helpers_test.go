@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/receiver"
 
 	"github.com/mergelog/otelcol-mergelog/bench/internal/rig"
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 )
 
 // record is what the tests compare of a log record.
@@ -25,34 +25,6 @@ type record struct {
 	time     string // Timestamp
 	stream   string // log.iostream
 	resource string // the k8s.* resource attributes, k=v sorted, values as strings
-}
-
-// recorder is a consumer that keeps every record it accepts. When gate is set, it is asked
-// first and the batch is accepted only if it returns nil.
-type recorder struct {
-	mu      sync.Mutex
-	records []record
-	batches int
-	gate    func(ctx context.Context, batch int) error
-}
-
-func (r *recorder) Capabilities() consumer.Capabilities { return consumer.Capabilities{} }
-
-func (r *recorder) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
-	r.mu.Lock()
-	batch := r.batches
-	r.batches++
-	r.mu.Unlock()
-	if r.gate != nil {
-		if err := r.gate(ctx, batch); err != nil {
-			return err
-		}
-	}
-	got := recordsOf(ld)
-	r.mu.Lock()
-	r.records = append(r.records, got...)
-	r.mu.Unlock()
-	return nil
 }
 
 // recordsOf extracts the records of ld.
@@ -87,21 +59,18 @@ func recordsOf(ld plog.Logs) []record {
 	return out
 }
 
-func (r *recorder) snapshot() []record {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]record(nil), r.records...)
-}
-
-func (r *recorder) len() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.records)
+// records returns what the tests compare of the records s accepted, in delivery order.
+func records(s *testkit.LogsSink) []record {
+	var out []record
+	for _, ld := range s.Batches() {
+		out = append(out, recordsOf(ld)...)
+	}
+	return out
 }
 
 // start starts rcv with keys on host and shuts it down when the test ends (again: a second
 // Shutdown is a no-op for both receivers).
-func start(t *testing.T, rcv rig.Receiver, keys map[string]any, next *recorder, host component.Host) receiver.Logs {
+func start(t *testing.T, rcv rig.Receiver, keys map[string]any, next consumer.Logs, host component.Host) receiver.Logs {
 	t.Helper()
 	r, err := rcv.Start(t.Context(), keys, next, host)
 	if err != nil {
@@ -115,26 +84,14 @@ func start(t *testing.T, rcv rig.Receiver, keys map[string]any, next *recorder, 
 	return r
 }
 
-// waitFor polls until cond holds, failing the test after timeout.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// waitQuiet waits until r has records and has received no more for quiet, a time longer than
+// waitQuiet waits until s has records and has received no more for quiet, a time longer than
 // the receivers' flush and poll periods, so that everything they were going to send is in.
-func waitQuiet(t *testing.T, r *recorder, quiet, timeout time.Duration) {
+func waitQuiet(t *testing.T, s *testkit.LogsSink, quiet, timeout time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	n, since := -1, time.Now()
 	for {
-		if m := r.len(); m != n {
+		if m := s.RecordCount(); m != n {
 			n, since = m, time.Now()
 		} else if n > 0 && time.Since(since) >= quiet {
 			return
@@ -149,11 +106,11 @@ func waitQuiet(t *testing.T, r *recorder, quiet, timeout time.Duration) {
 // waitSame waits until a and b have received the same number of records and neither has
 // received more for quiet, a time longer than the receivers' flush and poll periods. After
 // timeout it returns anyway, for the caller to show how they differ.
-func waitSame(a, b *recorder, quiet, timeout time.Duration) {
+func waitSame(a, b *testkit.LogsSink, quiet, timeout time.Duration) {
 	deadline := time.Now().Add(timeout)
 	na, nb, since := -1, -1, time.Now()
 	for time.Now().Before(deadline) {
-		if ma, mb := a.len(), b.len(); ma != na || mb != nb {
+		if ma, mb := a.RecordCount(), b.RecordCount(); ma != na || mb != nb {
 			na, nb, since = ma, mb, time.Now()
 		} else if na == nb && na > 0 && time.Since(since) >= quiet {
 			return

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mergelog/otelcol-mergelog/bench/internal/rig"
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 )
 
 // TestSameAsFileLogContainer runs file_log with its container operator and mergelog with
@@ -60,11 +61,11 @@ func TestSameAsFileLogContainer(t *testing.T) {
 	theirs, ours := keys(), keys()
 	theirs["operators"] = []any{map[string]any{"type": "container"}}
 	ours["format"] = "container"
-	var want, got recorder
+	var want, got testkit.LogsSink
 	start(t, rig.FileLog, theirs, &want, rig.Host{})
 	start(t, rig.Mergelog, ours, &got, rig.Host{})
 	waitSame(&want, &got, time.Second, 30*time.Second)
-	w, g := want.snapshot(), got.snapshot()
+	w, g := records(&want), records(&got)
 	sortRecords(w)
 	sortRecords(g)
 	if len(w) != 300 {

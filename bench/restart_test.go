@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/mergelog/otelcol-mergelog/bench/internal/rig"
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 )
 
 // crashChildEnv, when set, makes the test binary run crashChild instead of the tests: the
@@ -63,32 +64,11 @@ func storageHost(t *testing.T, dir string) component.Host {
 	return rig.Host{rig.FileStorageID: ext}
 }
 
-// lines returns the numbered lines [from, to) of the test log.
+// lines returns the numbered lines [from, to) of the test log, of varied lengths.
 func lines(from, to int) []string {
-	var out []string
-	for i := from; i < to; i++ {
-		out = append(out, fmt.Sprintf("line %05d %s", i, strings.Repeat("x", 1+i%40)))
-	}
-	return out
-}
-
-func appendLines(t testing.TB, path string, ls []string) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteString(strings.Join(ls, "\n") + "\n"); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func bodies(rs []record) []string {
-	out := make([]string, len(rs))
-	for i, r := range rs {
-		out[i] = r.body
-	}
-	return out
+	return testkit.LinesOf(from, to, func(i int) string {
+		return fmt.Sprintf("line %05d %s", i, strings.Repeat("x", 1+i%40))
+	})
 }
 
 // TestRestartGraceful shuts mergelog down in the middle of a file while its consumer is slow,
@@ -98,10 +78,10 @@ func TestRestartGraceful(t *testing.T) {
 	const before, after = 5000, 6000 // lines before the first run, after the restart
 	dir := t.TempDir()
 	log := filepath.Join(dir, "app.log")
-	appendLines(t, log, lines(0, before))
+	testkit.AppendFile(t, log, testkit.Text(lines(0, before)))
 
 	// Slow, and like an exporter it gives up a batch when the receiver cancels the call.
-	slow := &recorder{gate: func(ctx context.Context, _ int) error {
+	slow := &testkit.LogsSink{Answer: func(ctx context.Context, _ int, _ plog.Logs) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -111,22 +91,22 @@ func TestRestartGraceful(t *testing.T) {
 	}}
 	host := storageHost(t, dir)
 	r := start(t, rig.Mergelog, restartKeys(dir), slow, host)
-	waitFor(t, 20*time.Second, "the first 500 records", func() bool { return slow.len() >= 500 })
+	testkit.WaitUntil(t, 20*time.Second, "the first 500 records", func() bool { return slow.RecordCount() >= 500 })
 	if err := r.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	first := bodies(slow.snapshot())
+	first := slow.Bodies()
 	t.Logf("shut down after %d records", len(first))
 	if len(first) >= before {
 		t.Fatalf("the first run read the whole file (%d records): slow the consumer down", len(first))
 	}
 
-	appendLines(t, log, lines(before, after))
-	var rest recorder
+	testkit.AppendFile(t, log, testkit.Text(lines(before, after)))
+	var rest testkit.LogsSink
 	start(t, rig.Mergelog, restartKeys(dir), &rest, host)
-	waitFor(t, 20*time.Second, "all records", func() bool { return len(first)+rest.len() >= after })
+	testkit.WaitUntil(t, 20*time.Second, "all records", func() bool { return len(first)+rest.RecordCount() >= after })
 	waitQuiet(t, &rest, 500*time.Millisecond, 10*time.Second) // duplicates would come now
-	if d := firstDiff(lines(0, after), append(first, bodies(rest.snapshot())...)); d != "" {
+	if d := firstDiff(lines(0, after), append(first, rest.Bodies()...)); d != "" {
 		t.Errorf("first run (%d records) + restart: %s", len(first), d)
 	}
 }
@@ -136,15 +116,15 @@ func TestRestartGraceful(t *testing.T) {
 func TestRestartUnaccepted(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "app.log")
-	appendLines(t, log, lines(0, 1000))
+	testkit.AppendFile(t, log, testkit.Text(lines(0, 1000)))
 
 	const accepted = 3
 	stuck := make(chan struct{})
-	blocking := &recorder{gate: func(ctx context.Context, batch int) error {
-		if batch < accepted {
+	blocking := &testkit.LogsSink{Answer: func(ctx context.Context, call int, _ plog.Logs) error {
+		if call <= accepted {
 			return nil
 		}
-		if batch == accepted {
+		if call == accepted+1 {
 			close(stuck)
 		}
 		<-ctx.Done() // held until the receiver gives up on it at shutdown
@@ -162,16 +142,16 @@ func TestRestartUnaccepted(t *testing.T) {
 	if err := r.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
-	first := bodies(blocking.snapshot())
+	first := blocking.Bodies()
 	if len(first) != accepted*batchSize {
 		t.Fatalf("the consumer accepted %d records, want %d", len(first), accepted*batchSize)
 	}
 
-	var rest recorder
+	var rest testkit.LogsSink
 	start(t, rig.Mergelog, restartKeys(dir), &rest, host)
-	waitFor(t, 20*time.Second, "the records not accepted", func() bool { return len(first)+rest.len() >= 1000 })
+	testkit.WaitUntil(t, 20*time.Second, "the records not accepted", func() bool { return len(first)+rest.RecordCount() >= 1000 })
 	waitQuiet(t, &rest, 500*time.Millisecond, 10*time.Second)
-	if d := firstDiff(lines(len(first), 1000), bodies(rest.snapshot())); d != "" {
+	if d := firstDiff(lines(len(first), 1000), rest.Bodies()); d != "" {
 		t.Errorf("after the restart: %s", d)
 	}
 }
@@ -183,7 +163,7 @@ func TestRestartUnaccepted(t *testing.T) {
 func TestRestartAfterKill(t *testing.T) {
 	const total = 6000
 	dir := t.TempDir()
-	appendLines(t, filepath.Join(dir, "app.log"), lines(0, total))
+	testkit.AppendFile(t, filepath.Join(dir, "app.log"), testkit.Text(lines(0, total)))
 	acceptedPath := filepath.Join(dir, "accepted")
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), crashChildEnv+"="+dir)
@@ -199,7 +179,7 @@ func TestRestartAfterKill(t *testing.T) {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	})
-	waitFor(t, 30*time.Second, "the child to accept 1000 records", func() bool {
+	testkit.WaitUntil(t, 30*time.Second, "the child to accept 1000 records", func() bool {
 		return len(readLines(t, acceptedPath)) >= 1000
 	})
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
@@ -216,13 +196,13 @@ func TestRestartAfterKill(t *testing.T) {
 		t.Fatalf("the child accepted: %s", d)
 	}
 
-	var rest recorder
+	var rest testkit.LogsSink
 	start(t, rig.Mergelog, restartKeys(dir), &rest, storageHost(t, dir))
-	waitFor(t, 20*time.Second, "the rest of the file", func() bool {
-		rs := rest.snapshot()
-		return len(rs) > 0 && rs[len(rs)-1].body == lines(total-1, total)[0]
+	testkit.WaitUntil(t, 20*time.Second, "the rest of the file", func() bool {
+		got := rest.Bodies()
+		return len(got) > 0 && got[len(got)-1] == lines(total-1, total)[0]
 	})
-	got := bodies(rest.snapshot())
+	got := rest.Bodies()
 	resumed := total - len(got)
 	t.Logf("the child accepted %d records before it was killed; the restart resumed at %d", len(accepted), resumed)
 	if resumed > len(accepted) {
