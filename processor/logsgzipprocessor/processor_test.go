@@ -26,6 +26,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 )
 
 func newTestProcessor(t testing.TB, mutate func(*Config)) (*logsGzip, *componenttest.Telemetry) {
@@ -271,16 +273,9 @@ func TestBodyTypes(t *testing.T) {
 }
 
 // mixedLogs has every kind of body, some already compressed.
-func mixedLogs() plog.Logs {
-	gz := func(s string) []byte {
-		var b bytes.Buffer
-		zw := stdgzip.NewWriter(&b)
-		_, _ = zw.Write([]byte(s))
-		_ = zw.Close()
-		return b.Bytes()
-	}
+func mixedLogs(t testing.TB) plog.Logs {
 	return logsOf(
-		strBody("GET /a 200"), bytesBody([]byte("GET /b 404")), bytesBody(gz("done before")),
+		strBody("GET /a 200"), bytesBody([]byte("GET /b 404")), bytesBody(testkit.Compress(t, testkit.Gzip, []byte("done before"))),
 		strBody(""), func(v pcommon.Value) { v.SetEmptyMap().PutStr("k", "v") },
 		func(v pcommon.Value) { v.SetEmptySlice().AppendEmpty().SetInt(7) },
 		func(v pcommon.Value) { v.SetInt(1) }, func(pcommon.Value) {}, strBody("tiny"),
@@ -296,7 +291,7 @@ func TestIdempotent(t *testing.T) {
 				c.MarkAttribute = "encoding"
 				c.MinSize = 8
 			})
-			ld := mixedLogs()
+			ld := mixedLogs(t)
 			process(t, p, ld)
 			once := marshal(t, ld)
 			compressed := sumOf(t, tel, "otelcol_processor_logsgzip_records_compressed")[""]
@@ -378,7 +373,7 @@ func TestReadOnlyLogs(t *testing.T) {
 
 func TestTelemetry(t *testing.T) {
 	p, tel := newTestProcessor(t, func(c *Config) { c.MinSize = 5 })
-	ld := mixedLogs()
+	ld := mixedLogs(t)
 	var in int64
 	for _, lr := range flat(ld) {
 		if s := lr.Body().Str(); len(s) >= 5 {
