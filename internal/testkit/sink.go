@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/pdata/plog"
 )
@@ -102,6 +103,14 @@ func (s *LogsSink) WaitForRecords(t testing.TB, n int) []plog.LogRecord {
 		t.Fatalf("timed out after %s waiting for %d records: have %d", Timeout, n, s.RecordCount())
 	}
 	return s.Records()
+}
+
+// AssertNoMoreThan checks that s holds no more than n records at any time within the window,
+// which should be long enough for what would come twice (or late) to come, and reports
+// whether it held.
+func (s *LogsSink) AssertNoMoreThan(t testing.TB, n int, window time.Duration, msgAndArgs ...any) bool {
+	t.Helper()
+	return assert.Never(t, func() bool { return s.RecordCount() > n }, window, 5*time.Millisecond, msgAndArgs...)
 }
 
 // WaitForBodies is WaitForRecords returning the records' bodies.

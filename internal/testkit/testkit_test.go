@@ -170,7 +170,21 @@ func TestLogsSinkWaitForRecords(t *testing.T) {
 	assert.Len(t, recs, 3)
 	wg.Wait()
 	assert.Equal(t, testkit.Lines("r", 0, 3), s.Bodies())
+	assert.True(t, s.AssertNoMoreThan(t, 3, 20*time.Millisecond))
+	failed := &failures{TB: t}
+	assert.False(t, s.AssertNoMoreThan(failed, 2, 20*time.Millisecond))
+	assert.NotEmpty(t, failed.errors)
 }
+
+// failures is a testing.TB that keeps its errors instead of failing the test.
+type failures struct {
+	testing.TB
+	errors []string
+}
+
+func (f *failures) Helper() {}
+
+func (f *failures) Errorf(format string, args ...any) { f.errors = append(f.errors, format) }
 
 func TestWaitUntil(t *testing.T) {
 	n := 0
