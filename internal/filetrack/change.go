@@ -1,0 +1,108 @@
+package filetrack
+
+import (
+	"bytes"
+	"os"
+
+	"go.uber.org/zap"
+
+	"github.com/mergelog/otelcol-mergelog/internal/decompress"
+)
+
+// checkSources looks at the files being read: drained ones that are done,
+// stalled compressed ones, truncated or rewritten ones.
+func (t *Tracker) checkSources() {
+	for _, f := range t.files {
+		ph := f.src
+		if ph == nil || f.done {
+			continue
+		}
+		switch {
+		case f.stalled:
+			if ph.changed {
+				f.stalled, f.stalls = false, 0
+				t.closeFile(f) // read again from the start of the stream
+			} else if f.stalls++; f.stalls >= settlePolls {
+				t.failStalled(f)
+			}
+		case f.draining:
+			if f.kind == decompress.Plain {
+				if info, err := f.fd.Stat(); err == nil {
+					ph.size = info.Size()
+				}
+				if !t.sameStart(f, f.fd, ph.size) {
+					t.goneRewritten(f, ph)
+				} else if f.eof && ph.size == f.tail.pos {
+					t.finish(f)
+				}
+			}
+		case !ph.changed:
+		case ph.size < ph.prevSize || f.kind == decompress.Plain && ph.size < f.tail.pos:
+			t.truncations.Add(1)
+			t.log.Info("file truncated, reading it again from the start", zap.String("path", ph.path))
+			t.detach(f, ph)
+		case f.kind == decompress.Plain && f.fd != nil && !t.sameStart(f, f.fd, ph.size):
+			t.rewritten(f, ph)
+		}
+	}
+}
+
+func (t *Tracker) failStalled(f *File) {
+	t.closeFile(f)
+	f.err, f.failed = f.stallErr, true
+	t.readErrors.Add(1)
+	t.log.Warn("compressed file cut short and not growing, giving it up",
+		zap.String("path", f.path), zap.Int64("offset", f.off), zap.Error(f.stallErr))
+	t.finish(f)
+}
+
+// sameStart verifies that an open plain file still holds f's stream: its
+// fingerprint, and its last check point within the file (a file truncated
+// and refilled past the read offset can start with the same header). The
+// fingerprint grows with the file.
+func (t *Tracker) sameStart(f *File, fd *os.File, size int64) bool {
+	b := t.fpRaw[:min(size, int64(t.opts.FingerprintSize))]
+	if _, err := fd.ReadAt(b, 0); err != nil {
+		return true // reading will report it
+	}
+	if !bytes.HasPrefix(b, f.fp) {
+		return false
+	}
+	if i := lastCheck(f.checks, size); i >= 0 {
+		if w, ok := readWindow(fd, f.checks[i].off, &t.winA); ok && sum(w) != f.checks[i].sum {
+			return false
+		}
+	}
+	if len(b) > len(f.fp) {
+		t.idx.remove(f)
+		f.fp = append(f.fp, b[len(f.fp):]...)
+		t.idx.insert(f)
+	}
+	return true
+}
+
+func (t *Tracker) rewritten(f *File, ph *phys) {
+	t.truncations.Add(1)
+	t.log.Info("file rewritten, reading it again from the start", zap.String("path", ph.path))
+	t.detach(f, ph)
+}
+
+// goneRewritten lets go of a file that is gone and was rewritten before it went (a
+// copytruncate refilled past what was read, then rotated away): what it holds is another
+// stream, read from its own copy if one appears, and the rest of f's stream is in f's copy.
+func (t *Tracker) goneRewritten(f *File, ph *phys) {
+	t.truncations.Add(1)
+	t.log.Info("file gone, and rewritten before it went; continuing it from a copy if one appears",
+		zap.String("path", ph.path), zap.Int64("offset", f.off))
+	t.closeFile(f)
+	f.src, f.draining = nil, false
+	delete(t.phys, ph.key)
+}
+
+// detach takes ph away from identity f: ph is matched again as a new
+// candidate that is never f's continuation, and f waits for a copy.
+func (t *Tracker) detach(f *File, ph *phys) {
+	t.closeFile(f)
+	f.src, f.draining, f.stalled = nil, false, false
+	ph.role, ph.ident, ph.exclude, ph.retry = roleNew, nil, f, true
+}

@@ -1,0 +1,140 @@
+package filetrack
+
+import (
+	"cmp"
+	"os"
+	"slices"
+
+	"github.com/mergelog/otelcol-mergelog/internal/decompress"
+)
+
+// allocate hands out descriptors, at most MaxConcurrentFiles: pinned files
+// keep theirs; the others with data take turns, least recently served
+// first; idle descriptors are closed before busy ones.
+func (t *Tracker) allocate() []*File {
+	limit := t.opts.MaxConcurrentFiles
+	cands := t.cands[:0]
+	pinned := 0
+	for _, f := range t.files {
+		f.chosen = false
+		switch {
+		case f.fd != nil && f.pinned():
+			pinned++
+		case f.wants():
+			cands = append(cands, f)
+		}
+	}
+	if slots := max(limit-pinned, 0); len(cands) > slots {
+		slices.SortFunc(cands, func(a, b *File) int {
+			return cmp.Or(cmp.Compare(a.lastServed, b.lastServed), cmp.Compare(a.id, b.id))
+		})
+		clear(cands[slots:])
+		cands = cands[:slots]
+	}
+	need := 0
+	for _, f := range cands {
+		f.chosen = true
+		if f.fd == nil {
+			need++
+		}
+	}
+	for pass := 0; pass < 2 && need > limit-t.nopen; pass++ {
+		for _, f := range t.files {
+			if need <= limit-t.nopen {
+				break
+			}
+			if f.fd != nil && !f.chosen && !f.pinned() && (pass == 1 || !f.wants()) {
+				t.closeFile(f)
+			}
+		}
+	}
+	out := t.out[:0]
+	for _, f := range cands {
+		if f.fd != nil || t.nopen < limit && t.openForRead(f) {
+			out = append(out, f)
+			f.listed = true
+		}
+	}
+	clear(cands)
+	t.cands = cands[:0]
+	for _, f := range t.files {
+		if !f.listed && (f.fd != nil && f.pinned() || f.err != nil) {
+			out = append(out, f)
+			f.listed = true
+		}
+	}
+	for _, f := range t.finished {
+		if !f.listed {
+			out = append(out, f)
+			f.listed = true
+		}
+	}
+	slices.SortFunc(out, func(a, b *File) int { return cmp.Compare(a.id, b.id) })
+	for _, f := range out {
+		f.listed, f.handed, f.lastServed = false, true, t.poll
+	}
+	t.out = out
+	return out
+}
+
+// openForRead opens f's source, verifying first that it is still f.
+func (t *Tracker) openForRead(f *File) bool {
+	ph := f.src
+	fd, err := t.open(ph.path)
+	if err != nil {
+		t.report(ph.path, err)
+		return false
+	}
+	t.nopen++
+	info, err := fd.Stat()
+	if err != nil || !hasKey(fd.Name(), info, ph.key) {
+		t.closeRaw(fd)
+		return false
+	}
+	t.readable(ph.path)
+	if f.kind == decompress.Plain && !t.sameStart(f, fd, info.Size()) {
+		t.closeRaw(fd)
+		t.rewritten(f, ph)
+		return false
+	}
+	f.fd, f.needSeek = fd, true
+	return true
+}
+
+// slot makes room for one more descriptor if it can, closing the least
+// useful open file.
+func (t *Tracker) slot() bool {
+	if t.nopen < t.opts.MaxConcurrentFiles {
+		return true
+	}
+	var victim *File
+	for _, f := range t.files {
+		if f.fd == nil || f.pinned() {
+			continue
+		}
+		if victim == nil || victim.wants() && !f.wants() ||
+			victim.wants() == f.wants() && f.lastServed < victim.lastServed {
+			victim = f
+		}
+	}
+	if victim == nil {
+		return false
+	}
+	t.closeFile(victim)
+	return true
+}
+
+func (t *Tracker) closeFile(f *File) error {
+	f.releaseReader()
+	if f.fd == nil {
+		return nil
+	}
+	err := t.closeRaw(f.fd)
+	f.fd = nil
+	return err
+}
+
+func (t *Tracker) closeRaw(fd *os.File) error {
+	t.nopen--
+	return fd.Close()
+}

@@ -1,0 +1,19 @@
+//go:build unix
+
+package filetrack
+
+import (
+	"fmt"
+	"io/fs"
+	"syscall"
+)
+
+// keyOf returns the device and inode of the file at path, from its stat.
+func keyOf(path string, info fs.FileInfo) (fileKey, error) {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileKey{}, fmt.Errorf("filetrack: no device and inode for %s", path)
+	}
+	// The field types differ between systems.
+	return fileKey{dev: uint64(st.Dev), ino: uint64(st.Ino)}, nil //nolint:unconvert // not uint64 everywhere
+}

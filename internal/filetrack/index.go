@@ -1,0 +1,56 @@
+package filetrack
+
+import (
+	"bytes"
+	"slices"
+	"sort"
+)
+
+// index holds the identities sorted by fingerprint, so that both kinds of
+// compatible fingerprints are found without a scan: longer ones (a range)
+// and shorter ones (one lookup per length in use).
+type index struct {
+	s    []*File
+	lens map[int]int // fingerprint length → identities with it
+}
+
+func (x *index) search(fp []byte, id uint64) int {
+	return sort.Search(len(x.s), func(i int) bool {
+		c := bytes.Compare(x.s[i].fp, fp)
+		return c > 0 || c == 0 && x.s[i].id >= id
+	})
+}
+
+func (x *index) insert(f *File) {
+	x.s = slices.Insert(x.s, x.search(f.fp, f.id), f)
+	x.lens[len(f.fp)]++
+}
+
+func (x *index) remove(f *File) {
+	i := x.search(f.fp, f.id)
+	if i == len(x.s) || x.s[i] != f {
+		return
+	}
+	x.s = slices.Delete(x.s, i, i+1)
+	if x.lens[len(f.fp)]--; x.lens[len(f.fp)] == 0 {
+		delete(x.lens, len(f.fp))
+	}
+}
+
+// compatible appends the identities whose fingerprint is a prefix of fp or
+// has fp as a prefix.
+func (x *index) compatible(fp []byte, out []*File) []*File {
+	for i := x.search(fp, 0); i < len(x.s) && bytes.HasPrefix(x.s[i].fp, fp); i++ {
+		out = append(out, x.s[i])
+	}
+	for l := range x.lens {
+		if l >= len(fp) {
+			continue
+		}
+		p := fp[:l]
+		for i := x.search(p, 0); i < len(x.s) && bytes.Equal(x.s[i].fp, p); i++ {
+			out = append(out, x.s[i])
+		}
+	}
+	return out
+}
