@@ -30,7 +30,9 @@ func BenchmarkMergeCLF(b *testing.B) {
 		}
 		st, _ := f.Stat()
 		total += st.Size()
-		f.Close()
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
 		files = append(files, p)
 	}
 	o, _, err := parseFlags(files, io.Discard)

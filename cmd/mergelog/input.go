@@ -65,7 +65,7 @@ type input struct {
 
 func openInput(name string, stdin io.Reader, cfg entryConfig) (*input, error) {
 	in := &input{name: name}
-	var r io.Reader = stdin
+	r := stdin
 	if name == "-" {
 		in.name = "(stdin)"
 	} else {
@@ -84,7 +84,7 @@ func openInput(name string, stdin io.Reader, cfg entryConfig) (*input, error) {
 	if in.lines == nil {
 		dec, err := decompress.NewReader(r)
 		if err != nil {
-			in.Close()
+			_ = in.Close() // the open failed; its error is the one to report
 			return nil, fmt.Errorf("%s: %w", in.name, err)
 		}
 		in.dec = dec
@@ -101,7 +101,7 @@ func openInput(name string, stdin io.Reader, cfg entryConfig) (*input, error) {
 		var err error
 		in.joiner, err = multiline.New(multiline.Config{Start: cfg.lineStart}, in.collect)
 		if err != nil {
-			in.Close()
+			_ = in.Close() // the set-up failed; its error is the one to report
 			return nil, err
 		}
 	}
@@ -237,11 +237,13 @@ func (in *input) collect(text []byte, _ int64) {
 }
 
 func (in *input) Close() error {
+	// The input is only read: closing the read-ahead and the decoder releases them and cannot lose
+	// data, so only the file's own error is reported.
 	if in.ahead != nil {
-		in.ahead.Close() // stops the read-ahead goroutine before the decoder closes
+		_ = in.ahead.Close() // stops the read-ahead goroutine before the decoder closes
 	}
 	if in.dec != nil {
-		in.dec.Close()
+		_ = in.dec.Close()
 	}
 	if in.mapped != nil {
 		unmapFile(in.mapped)

@@ -112,6 +112,11 @@ func run(o options, files []string, stdin io.Reader, stdout, stderr io.Writer) i
 	status := 0
 	sources := make([]merge.Source, 0, len(files))
 	inputs := make([]*input, 0, len(files))
+	defer func() {
+		for _, in := range inputs {
+			_ = in.Close() // read only: nothing to lose at close
+		}
+	}()
 	stdinUsed := false
 	for _, name := range files {
 		if name == "-" {
@@ -127,7 +132,6 @@ func run(o options, files []string, stdin io.Reader, stdout, stderr io.Writer) i
 			status = 1
 			continue
 		}
-		defer in.Close()
 		inputs = append(inputs, in)
 		sources = append(sources, in)
 	}
@@ -139,7 +143,7 @@ func run(o options, files []string, stdin io.Reader, stdout, stderr io.Writer) i
 			fmt.Fprintln(stderr, "mergelog:", err)
 			return 2
 		}
-		defer f.Close()
+		defer func() { _ = f.Close() }() // on early returns; the Close below reports errors
 		out = f
 	}
 	w := bufio.NewWriterSize(out, 1<<20)
@@ -210,7 +214,9 @@ func writeUntilFault(m *merge.Merger, w *bufio.Writer, inputs []*input, prog *pr
 			failed = true
 			continue
 		}
-		w.Write(entry)
+		if _, err := w.Write(entry); err != nil {
+			return false, failed, err
+		}
 		if err := w.WriteByte('\n'); err != nil {
 			return false, failed, err
 		}
