@@ -36,7 +36,9 @@ func BenchmarkDecompress(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				z.Close()
+				if err := z.Close(); err != nil {
+					b.Fatal(err)
+				}
 				if n != len(data) {
 					b.Fatalf("decoded %d bytes, want %d", n, len(data))
 				}

@@ -34,7 +34,11 @@ func readAll(t *testing.T, r io.Reader) ([]byte, *Reader, error) {
 	if err != nil {
 		t.Fatalf("NewReader: %v", err)
 	}
-	t.Cleanup(func() { z.Close() })
+	t.Cleanup(func() {
+		if err := z.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	out, err := io.ReadAll(z)
 	return out, z, err
 }
@@ -209,10 +213,10 @@ func TestPipe(t *testing.T) {
 					return
 				}
 			}
-			pw.Close()
+			_ = pw.Close() // a PipeWriter's Close always returns nil
 		}()
 		out, z, err := readAll(t, pr)
-		pr.Close()
+		_ = pr.Close() // likewise; it ends the writer if the reader stopped early
 		if z.Kind() != tc.kind || (err != nil) != tc.wantErr || string(out) != tc.want {
 			t.Errorf("%q: kind %v, got %q, %v; want %v, %q", tc.in, z.Kind(), out, err, tc.kind, tc.want)
 		}
@@ -223,8 +227,8 @@ func TestPipe(t *testing.T) {
 // byte, without waiting for six bytes that a slow writer has not sent yet.
 func TestPipeDoesNotWait(t *testing.T) {
 	pr, pw := io.Pipe()
-	defer pr.Close()
-	go pw.Write([]byte("x"))
+	defer func() { _ = pr.Close() }()            // a PipeReader's Close always returns nil
+	go func() { _, _ = pw.Write([]byte("x")) }() // fails only once the reader is closed
 	z, err := NewReader(pr)
 	if err != nil {
 		t.Fatal(err)
@@ -234,7 +238,7 @@ func TestPipeDoesNotWait(t *testing.T) {
 	if err != nil || string(buf[:n]) != "x" || z.Kind() != Plain {
 		t.Errorf("got %q, %v, kind %v", buf[:n], err, z.Kind())
 	}
-	pw.Close()
+	_ = pw.Close()
 	if n, err := z.Read(buf); n != 0 || err != io.EOF {
 		t.Errorf("after close: %d, %v", n, err)
 	}
@@ -248,7 +252,7 @@ func TestPlainGrowing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	z, err := NewReader(f)
 	if err != nil {
 		t.Fatal(err)
@@ -422,7 +426,11 @@ func FuzzNewReader(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer z.Close()
+		defer func() {
+			if err := z.Close(); err != nil {
+				t.Error(err)
+			}
+		}()
 		// The limit keeps a decompression bomb from running for long.
 		out, err := io.ReadAll(io.LimitReader(z, 16<<20))
 		if z.Kind() == Plain && (err != nil || !bytes.Equal(out, in)) {

@@ -81,7 +81,10 @@ func readFull(src io.Reader, buf []byte) (n int, err error) {
 		n += k
 		if k > 0 {
 			empty = 0
-		} else if empty++; empty == 100 && err == nil {
+			continue
+		}
+		empty++
+		if empty == 100 && err == nil {
 			err = io.ErrNoProgress
 		}
 	}

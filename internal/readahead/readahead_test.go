@@ -38,7 +38,7 @@ func TestCopy(t *testing.T) {
 			if err := iotest.TestReader(r, data); err != nil {
 				t.Errorf("%s %v: %v", name, tc, err)
 			}
-			r.Close()
+			mustClose(t, r)
 		}
 	}
 }
@@ -46,7 +46,7 @@ func TestCopy(t *testing.T) {
 func TestCopyLarge(t *testing.T) {
 	data := randomBytes(4<<20 + 123)
 	r := New(iotest.HalfReader(bytes.NewReader(data)), 64<<10, 3)
-	defer r.Close()
+	defer mustClose(t, r)
 	got, err := io.ReadAll(r)
 	if err != nil || !bytes.Equal(got, data) {
 		t.Errorf("got %d bytes, %v; want %d", len(got), err, len(data))
@@ -67,13 +67,13 @@ func TestError(t *testing.T) {
 		if n, err := r.Read(make([]byte, 10)); n != 0 || err != want {
 			t.Errorf("after error: %d, %v", n, err)
 		}
-		r.Close()
+		mustClose(t, r)
 	}
 }
 
 func TestNoProgress(t *testing.T) {
 	r := New(zeroReader{}, 10, 2)
-	defer r.Close()
+	defer mustClose(t, r)
 	if _, err := io.ReadAll(r); err != io.ErrNoProgress {
 		t.Errorf("err = %v", err)
 	}
@@ -100,7 +100,7 @@ func TestEarlyClose(t *testing.T) {
 		t.Errorf("Read after Close: %v", err)
 	}
 	// Close before any Read.
-	New(bytes.NewReader(randomBytes(1<<20)), 1024, 4).Close()
+	mustClose(t, New(bytes.NewReader(randomBytes(1<<20)), 1024, 4))
 }
 
 // TestCloseWaitsForSource checks that Close returns only after the
@@ -112,7 +112,7 @@ func TestCloseWaitsForSource(t *testing.T) {
 	<-src.reading // the goroutine is inside the source's Read, blocked on the pipe
 	closed := make(chan struct{})
 	go func() {
-		r.Close()
+		mustClose(t, r)
 		close(closed)
 	}()
 	time.Sleep(20 * time.Millisecond) // let Close reach its wait
@@ -121,7 +121,7 @@ func TestCloseWaitsForSource(t *testing.T) {
 		t.Fatal("Close returned while the source Read was blocked")
 	default:
 	}
-	pw.Close() // unblocks the source Read
+	_ = pw.Close() // unblocks the source Read (a PipeWriter's Close returns nil)
 	<-closed
 }
 
@@ -139,7 +139,7 @@ func (s *signalReader) Read(p []byte) (int, error) {
 
 func TestNoAllocs(t *testing.T) {
 	r := New(bytes.NewReader(randomBytes(8<<20)), 64<<10, 4)
-	defer r.Close()
+	defer mustClose(t, r)
 	p := make([]byte, 32<<10)
 	allocs := testing.AllocsPerRun(100, func() {
 		if _, err := r.Read(p); err != nil {
@@ -161,6 +161,14 @@ func BenchmarkRead(b *testing.B) {
 		if _, err := io.CopyBuffer(io.Discard, struct{ io.Reader }{r}, p); err != nil {
 			b.Fatal(err)
 		}
-		r.Close()
+		mustClose(b, r)
+	}
+}
+
+// mustClose closes r and fails the test if that fails (t.Error: callable from any goroutine).
+func mustClose(t testing.TB, r *Reader) {
+	t.Helper()
+	if err := r.Close(); err != nil {
+		t.Error("Close:", err)
 	}
 }
