@@ -175,7 +175,9 @@ func CLFText(size int) []byte {
 	start := time.Date(2026, 3, 15, 0, 0, 0, 0, time.UTC)
 	for seed := uint64(1); b.Len() < size; seed++ {
 		lines := max((size-b.Len())/150, 1)
-		WriteCLF(&b, CLF{Start: start, Span: time.Hour, Lines: lines, Offset: 3600, Seed: seed})
+		if err := WriteCLF(&b, CLF{Start: start, Span: time.Hour, Lines: lines, Offset: 3600, Seed: seed}); err != nil {
+			panic(err) // a bytes.Buffer does not fail
+		}
 	}
 	return b.Bytes()
 }

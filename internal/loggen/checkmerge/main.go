@@ -83,12 +83,12 @@ func eachLine(name string, fn func([]byte)) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	r, err := decompress.NewReader(f)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	defer r.Close()
+	defer func() { _ = r.Close() }() // releases the decoder; returns no error
 	br := bufio.NewReaderSize(r, 1<<20)
 	for {
 		line, err := br.ReadSlice('\n')

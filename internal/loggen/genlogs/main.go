@@ -30,7 +30,7 @@ func main() {
 	}
 }
 
-func run(kind string, n int, offset, zone, start string, span time.Duration, malformed int, seed uint64, out string) error {
+func run(kind string, n int, offset, zone, start string, span time.Duration, malformed int, seed uint64, out string) (err error) {
 	t0, err := time.Parse(time.RFC3339, start)
 	if err != nil {
 		return fmt.Errorf("-start: %w", err)
@@ -40,7 +40,12 @@ func run(kind string, n int, offset, zone, start string, span time.Duration, mal
 		if w, err = os.Create(out); err != nil {
 			return err
 		}
-		defer w.Close()
+		defer func() {
+			// The file was written: a failed Close may have lost its end.
+			if cerr := w.Close(); err == nil {
+				err = cerr
+			}
+		}()
 	}
 	switch kind {
 	case "clf":
