@@ -134,7 +134,7 @@ func FuzzParseDocker(f *testing.F) {
 			return
 		}
 		log := *want.Log
-		if partial := len(log) == 0 || log[len(log)-1] != '\n'; partial != l.Partial {
+		if partial := log == "" || log[len(log)-1] != '\n'; partial != l.Partial {
 			t.Fatalf("%q: partial %v", line, l.Partial)
 		} else if !partial {
 			log = log[:len(log)-1]

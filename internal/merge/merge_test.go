@@ -130,10 +130,10 @@ func TestMergeMatchesReference(t *testing.T) {
 			at := r.Int64N(100)
 			for j := range r.IntN(30) {
 				text := fmt.Sprintf("%d:%d", i, j)
-				switch x := r.IntN(10); {
-				case x == 0:
+				switch r.IntN(10) {
+				case 0:
 					inputs[i] = append(inputs[i], untimed(text))
-				case x == 1: // steps back
+				case 1: // steps back
 					at -= r.Int64N(20)
 					inputs[i] = append(inputs[i], timed(text, at))
 				default:

@@ -406,10 +406,10 @@ func bigMixedLogs(seed uint64, records int) plog.Logs {
 	r := rand.New(rand.NewPCG(seed, 7))
 	setters := make([]func(pcommon.Value), records)
 	for i := range setters {
-		switch n := r.IntN(10); {
-		case n == 0:
+		switch r.IntN(10) {
+		case 0:
 			setters[i] = func(v pcommon.Value) { v.SetEmptyMap().PutInt("i", int64(i)) }
-		case n == 1:
+		case 1:
 			setters[i] = bytesBody(randomBody(r, r.IntN(20000)))
 		default:
 			setters[i] = strBody(string(randomBody(r, r.IntN(2000))))
