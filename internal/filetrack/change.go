@@ -13,13 +13,13 @@ import (
 // stalled compressed ones, truncated or rewritten ones.
 func (t *Tracker) checkSources() {
 	for _, f := range t.files {
-		ph := f.src
-		if ph == nil || f.done {
+		df := f.src
+		if df == nil || f.done {
 			continue
 		}
 		switch {
 		case f.stalled:
-			if ph.changed {
+			if df.changed {
 				f.stalled, f.stalls = false, 0
 				t.closeFile(f) // read again from the start of the stream
 			} else if f.stalls++; f.stalls >= settlePolls {
@@ -28,21 +28,21 @@ func (t *Tracker) checkSources() {
 		case f.draining:
 			if f.kind == decompress.Plain {
 				if info, err := f.fd.Stat(); err == nil {
-					ph.size = info.Size()
+					df.size = info.Size()
 				}
-				if !t.sameStart(f, f.fd, ph.size) {
-					t.goneRewritten(f, ph)
-				} else if f.eof && ph.size == f.tail.pos {
+				if !t.sameStart(f, f.fd, df.size) {
+					t.goneRewritten(f, df)
+				} else if f.eof && df.size == f.tail.pos {
 					t.finish(f)
 				}
 			}
-		case !ph.changed:
-		case ph.size < ph.prevSize || f.kind == decompress.Plain && ph.size < f.tail.pos:
+		case !df.changed:
+		case df.size < df.prevSize || f.kind == decompress.Plain && df.size < f.tail.pos:
 			t.truncations.Add(1)
-			t.log.Info("file truncated, reading it again from the start", zap.String("path", ph.path))
-			t.detach(f, ph)
-		case f.kind == decompress.Plain && f.fd != nil && !t.sameStart(f, f.fd, ph.size):
-			t.rewritten(f, ph)
+			t.log.Info("file truncated, reading it again from the start", zap.String("path", df.path))
+			t.detach(f, df)
+		case f.kind == decompress.Plain && f.fd != nil && !t.sameStart(f, f.fd, df.size):
+			t.rewritten(f, df)
 		}
 	}
 }
@@ -81,28 +81,28 @@ func (t *Tracker) sameStart(f *File, fd *os.File, size int64) bool {
 	return true
 }
 
-func (t *Tracker) rewritten(f *File, ph *phys) {
+func (t *Tracker) rewritten(f *File, df *diskFile) {
 	t.truncations.Add(1)
-	t.log.Info("file rewritten, reading it again from the start", zap.String("path", ph.path))
-	t.detach(f, ph)
+	t.log.Info("file rewritten, reading it again from the start", zap.String("path", df.path))
+	t.detach(f, df)
 }
 
 // goneRewritten lets go of a file that is gone and was rewritten before it went (a
 // copytruncate refilled past what was read, then rotated away): what it holds is another
 // stream, read from its own copy if one appears, and the rest of f's stream is in f's copy.
-func (t *Tracker) goneRewritten(f *File, ph *phys) {
+func (t *Tracker) goneRewritten(f *File, df *diskFile) {
 	t.truncations.Add(1)
 	t.log.Info("file gone, and rewritten before it went; continuing it from a copy if one appears",
-		zap.String("path", ph.path), zap.Int64("offset", f.off))
+		zap.String("path", df.path), zap.Int64("offset", f.off))
 	t.closeFile(f)
 	f.src, f.draining = nil, false
-	delete(t.phys, ph.key)
+	delete(t.disk, df.key)
 }
 
-// detach takes ph away from identity f: ph is matched again as a new
+// detach takes df away from identity f: df is matched again as a new
 // candidate that is never f's continuation, and f waits for a copy.
-func (t *Tracker) detach(f *File, ph *phys) {
+func (t *Tracker) detach(f *File, df *diskFile) {
 	t.closeFile(f)
 	f.src, f.draining, f.stalled = nil, false, false
-	ph.role, ph.ident, ph.exclude, ph.retry = roleNew, nil, f, true
+	df.role, df.ident, df.truncatedFrom, df.retry = roleNew, nil, f, true
 }

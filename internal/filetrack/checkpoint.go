@@ -59,12 +59,12 @@ func (t *Tracker) Restore(data []byte) error {
 			fp:     append(make([]byte, 0, t.opts.FingerprintSize), fp...),
 			checks: make([]check, 0, maxChecks+1),
 			off:    e.Committed, committed: e.Committed, counted: e.Committed, records: e.Records,
-			whole: e.Committed == whole,
+			skipped: e.Committed == skippedOffset,
 		}
 		for _, c := range e.Checks {
 			f.checks = append(f.checks, check{off: c.Off, sum: c.Sum})
 		}
-		f.done = f.whole
+		f.done = f.skipped
 		f.tail.pos = f.off
 		t.files[f.id] = f
 		t.idx.insert(f)

@@ -38,9 +38,9 @@ func (t *Tracker) allocate() []*File {
 			need++
 		}
 	}
-	for pass := 0; pass < 2 && need > limit-t.nopen; pass++ {
+	for pass := 0; pass < 2 && need > limit-t.fdsOpen; pass++ {
 		for _, f := range t.files {
-			if need <= limit-t.nopen {
+			if need <= limit-t.fdsOpen {
 				break
 			}
 			if f.fd != nil && !f.chosen && !f.pinned() && (pass == 1 || !f.wants()) {
@@ -50,7 +50,7 @@ func (t *Tracker) allocate() []*File {
 	}
 	out := t.out[:0]
 	for _, f := range cands {
-		if f.fd != nil || t.nopen < limit && t.openForRead(f) {
+		if f.fd != nil || t.fdsOpen < limit && t.openForRead(f) {
 			out = append(out, f)
 			f.listed = true
 		}
@@ -71,7 +71,7 @@ func (t *Tracker) allocate() []*File {
 	}
 	slices.SortFunc(out, func(a, b *File) int { return cmp.Compare(a.id, b.id) })
 	for _, f := range out {
-		f.listed, f.handed, f.lastServed = false, true, t.poll
+		f.listed, f.handedOut, f.lastServed = false, true, t.poll
 	}
 	t.out = out
 	return out
@@ -79,22 +79,22 @@ func (t *Tracker) allocate() []*File {
 
 // openForRead opens f's source, verifying first that it is still f.
 func (t *Tracker) openForRead(f *File) bool {
-	ph := f.src
-	fd, err := t.open(ph.path)
+	df := f.src
+	fd, err := t.open(df.path)
 	if err != nil {
-		t.report(ph.path, err)
+		t.report(df.path, err)
 		return false
 	}
-	t.nopen++
+	t.fdsOpen++
 	info, err := fd.Stat()
-	if err != nil || !hasKey(fd.Name(), info, ph.key) {
+	if err != nil || !hasKey(fd.Name(), info, df.key) {
 		t.closeRaw(fd)
 		return false
 	}
-	t.readable(ph.path)
+	t.readable(df.path)
 	if f.kind == decompress.Plain && !t.sameStart(f, fd, info.Size()) {
 		t.closeRaw(fd)
-		t.rewritten(f, ph)
+		t.rewritten(f, df)
 		return false
 	}
 	f.fd, f.needSeek = fd, true
@@ -104,7 +104,7 @@ func (t *Tracker) openForRead(f *File) bool {
 // slot makes room for one more descriptor if it can, closing the least
 // useful open file.
 func (t *Tracker) slot() bool {
-	if t.nopen < t.opts.MaxConcurrentFiles {
+	if t.fdsOpen < t.opts.MaxConcurrentFiles {
 		return true
 	}
 	var victim *File
@@ -135,6 +135,6 @@ func (t *Tracker) closeFile(f *File) error {
 }
 
 func (t *Tracker) closeRaw(fd *os.File) error {
-	t.nopen--
+	t.fdsOpen--
 	return fd.Close()
 }

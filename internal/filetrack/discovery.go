@@ -21,8 +21,8 @@ const (
 	roleShadow             // a copy of an identity that has its source: not read
 )
 
-// phys is a file on disk, known by device and inode.
-type phys struct {
+// diskFile is a file on disk, known by device and inode.
+type diskFile struct {
 	key            fileKey
 	path, resolved string
 	size, prevSize int64
@@ -34,9 +34,9 @@ type phys struct {
 	stalls         int    // polls without change while undecided
 	role           role
 	ident          *File
-	exclude        *File // the identity it was truncated away from
-	strong         bool  // a shadow verified beyond the fingerprint
-	verGen         uint64
+	truncatedFrom  *File  // the identity it was truncated away from
+	strong         bool   // a shadow verified beyond the fingerprint
+	verifiedGen    uint64 // the identity's checkGen when the shadow was last verified
 	kind           decompress.Kind
 }
 
@@ -78,26 +78,26 @@ func (t *Tracker) scan() {
 			t.report(p, err)
 			continue
 		}
-		ph := t.phys[key]
-		if ph != nil && ph.seen == t.poll {
+		df := t.disk[key]
+		if df != nil && df.seen == t.poll {
 			continue // another path to the same file: read it once
 		}
 		size, mtime := info.Size(), info.ModTime().UnixNano()
-		if ph == nil {
+		if df == nil {
 			if !cutoff.IsZero() && info.ModTime().Before(cutoff) {
 				continue
 			}
-			ph = &phys{key: key, atStart: t.poll == 1, changed: true}
-			t.phys[key] = ph
+			df = &diskFile{key: key, atStart: t.poll == 1, changed: true}
+			t.disk[key] = df
 		} else {
-			ph.changed = size != ph.size || mtime != ph.mtime
+			df.changed = size != df.size || mtime != df.mtime
 		}
-		if ph.path != p {
-			t.moved(ph, p)
+		if df.path != p {
+			t.moved(df, p)
 		}
-		ph.prevSize, ph.size, ph.mtime, ph.seen = ph.size, size, mtime, t.poll
-		if ph.role == roleSource {
-			ph.ident.draining = false
+		df.prevSize, df.size, df.mtime, df.seen = df.size, size, mtime, t.poll
+		if df.role == roleSource {
+			df.ident.draining = false
 		}
 	}
 	for p := range t.reported {
@@ -117,40 +117,40 @@ func (t *Tracker) excluded(p string) bool {
 }
 
 // moved records a file's new path.
-func (t *Tracker) moved(ph *phys, p string) {
-	if ph.path != "" && ph.role == roleSource {
+func (t *Tracker) moved(df *diskFile, p string) {
+	if df.path != "" && df.role == roleSource {
 		t.rotations.Add(1)
-		t.log.Debug("file moved", zap.String("from", ph.path), zap.String("to", p))
+		t.log.Debug("file moved", zap.String("from", df.path), zap.String("to", p))
 	}
-	ph.path = p
-	ph.resolved = p
+	df.path = p
+	df.resolved = p
 	if r, err := filepath.EvalSymlinks(p); err == nil {
-		ph.resolved = r
+		df.resolved = r
 	}
-	if ph.role == roleSource {
-		ph.ident.path, ph.ident.resolved = ph.path, ph.resolved
+	if df.role == roleSource {
+		df.ident.path, df.ident.resolved = df.path, df.resolved
 	}
 }
 
 // sweep handles the files not seen in this poll: an open one is drained, the
 // others are forgotten (an identity can find them again by fingerprint).
 func (t *Tracker) sweep() {
-	for key, ph := range t.phys {
-		if ph.seen == t.poll {
+	for key, df := range t.disk {
+		if df.seen == t.poll {
 			continue
 		}
-		ph.changed = false
-		if ph.role == roleSource {
-			f := ph.ident
+		df.changed = false
+		if df.role == roleSource {
+			f := df.ident
 			if f.fd != nil && !f.done {
 				if !f.draining {
 					f.draining = true
-					t.log.Debug("file gone, reading it to its end", zap.String("path", ph.path))
+					t.log.Debug("file gone, reading it to its end", zap.String("path", df.path))
 				}
 				continue
 			}
 			f.src = nil
 		}
-		delete(t.phys, key)
+		delete(t.disk, key)
 	}
 }

@@ -19,12 +19,12 @@ type File struct {
 	t              *Tracker
 	id             uint64
 	fp             []byte // fingerprint; grows with a short file
-	whole          bool   // a compressed file skipped unread at the first poll
+	skipped        bool   // a compressed file skipped unread at the first poll
 	kind           decompress.Kind
 	key            fileKey // device and inode of the last source
 	path, resolved string
-	src            *phys // the file read; nil while there is none
-	best           *phys // adopt's scratch
+	src            *diskFile // the file read; nil while there is none
+	best           *diskFile // adopt's scratch
 
 	// Reading state, owned by the reader between polls.
 	fd       *os.File
@@ -44,10 +44,10 @@ type File struct {
 	draining bool // no longer seen: read to its end
 
 	// Poll's bookkeeping.
-	handed, chosen, listed bool
-	lastSeen, lastServed   uint64
-	committed              int64 // guarded by t.mu
-	records                int64 // the caller's record count at committed; guarded by t.mu
+	handedOut, chosen, listed bool
+	lastSeen, lastServed      uint64
+	committed                 int64 // guarded by t.mu
+	records                   int64 // the caller's record count at committed; guarded by t.mu
 
 	mu       sync.Mutex // guards checks, which Next adds to outside t.mu
 	checks   []check

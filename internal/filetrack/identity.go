@@ -32,8 +32,8 @@ const (
 
 // verify compares candidate c (open as fd) with identity x,
 // following the rules in the package documentation.
-func (t *Tracker) verify(c *phys, fd *os.File, x *File) verdict {
-	if x.whole {
+func (t *Tracker) verify(c *diskFile, fd *os.File, x *File) verdict {
+	if x.skipped {
 		if x.key == c.key {
 			return strong
 		}
@@ -56,7 +56,7 @@ func (t *Tracker) verify(c *phys, fd *os.File, x *File) verdict {
 
 // compareDirect compares a plain candidate with the identity's plain source
 // while that exists: the surest test, and one that needs no check point.
-func (t *Tracker) compareDirect(c *phys, fd *os.File, x *File) (verdict, bool) {
+func (t *Tracker) compareDirect(c *diskFile, fd *os.File, x *File) (verdict, bool) {
 	src := x.src
 	if src == nil || src == c || c.kind != decompress.Plain || x.kind != decompress.Plain {
 		return 0, false
@@ -91,7 +91,7 @@ func (t *Tracker) compareDirect(c *phys, fd *os.File, x *File) (verdict, bool) {
 
 // compareChecks compares the candidate with x's last check point within its
 // size.
-func (t *Tracker) compareChecks(c *phys, fd *os.File, x *File) verdict {
+func (t *Tracker) compareChecks(c *diskFile, fd *os.File, x *File) verdict {
 	cs := x.checks
 	if len(cs) == 0 {
 		if x.off <= int64(len(x.fp)) {
@@ -125,7 +125,7 @@ func (t *Tracker) compareChecks(c *phys, fd *os.File, x *File) verdict {
 
 // streamChecks decompresses c up to the check points cs, returning the index
 // of the last one reached and the hash there.
-func streamChecks(c *phys, fd *os.File, cs []check) (int, uint64) {
+func streamChecks(c *diskFile, fd *os.File, cs []check) (int, uint64) {
 	dec, err := decompress.NewReaderKind(io.NewSectionReader(fd, 0, c.size), c.kind)
 	if err != nil {
 		return -1, 0

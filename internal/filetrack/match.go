@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"slices"
 
@@ -16,51 +17,51 @@ import (
 // resolveAll matches new, changed and undecided files to identities.
 func (t *Tracker) resolveAll() {
 	work := t.work[:0]
-	for _, ph := range t.phys {
-		if ph.seen != t.poll || ph.size == 0 {
+	for _, df := range t.disk {
+		if df.seen != t.poll || df.size == 0 {
 			continue
 		}
-		switch ph.role {
+		switch df.role {
 		case roleNew:
-			if ph.changed || ph.retry {
-				work = append(work, ph)
+			if df.changed || df.retry {
+				work = append(work, df)
 			}
 		case roleShadow:
-			if ph.changed || ph.retry || !ph.strong && ph.verGen != ph.ident.checkGen {
-				work = append(work, ph)
+			if df.changed || df.retry || !df.strong && df.verifiedGen != df.ident.checkGen {
+				work = append(work, df)
 			}
 		}
 	}
-	slices.SortFunc(work, func(a, b *phys) int { return cmp.Compare(a.path, b.path) })
-	for _, ph := range work {
-		t.resolve(ph)
+	slices.SortFunc(work, func(a, b *diskFile) int { return cmp.Compare(a.path, b.path) })
+	for _, df := range work {
+		t.resolve(df)
 	}
 	clear(work)
 	t.work = work[:0]
 }
 
-func (t *Tracker) resolve(ph *phys) {
-	ph.retry = false
-	fd, fp, ok := t.identify(ph)
+func (t *Tracker) resolve(df *diskFile) {
+	df.retry = false
+	fd, fp, ok := t.identify(df)
 	if !ok {
 		return
 	}
 	defer t.closeRaw(fd)
-	if ph.role == roleShadow {
-		x := ph.ident
+	if df.role == roleShadow {
+		x := df.ident
 		if bytes.HasPrefix(fp, x.fp) || bytes.HasPrefix(x.fp, fp) {
-			if v := t.verify(ph, fd, x); v >= weak {
-				ph.strong, ph.verGen = v == strong, x.checkGen
+			if v := t.verify(df, fd, x); v >= weak {
+				df.strong, df.verifiedGen = v == strong, x.checkGen
 				return
 			}
 		}
-		ph.role, ph.ident = roleNew, nil
+		df.role, df.ident = roleNew, nil
 	}
 	cands := t.idx.compatible(fp, t.cands[:0])
 	slices.SortFunc(cands, func(a, b *File) int {
 		// its own inode first, then identities waiting for a source
-		if (a.key == ph.key) != (b.key == ph.key) {
-			if a.key == ph.key {
+		if (a.key == df.key) != (b.key == df.key) {
+			if a.key == df.key {
 				return -1
 			}
 			return 1
@@ -76,62 +77,62 @@ func (t *Tracker) resolve(ph *phys) {
 	})
 	undecided := false
 	for _, x := range cands {
-		if x == ph.exclude {
+		if x == df.truncatedFrom {
 			continue
 		}
-		switch v := t.verify(ph, fd, x); v {
+		switch v := t.verify(df, fd, x); v {
 		case differ:
 		case unknown:
 			undecided = true
 		default:
 			clear(cands)
 			t.cands = cands[:0]
-			t.attach(ph, x, v == strong)
+			t.attach(df, x, v == strong)
 			return
 		}
 	}
 	clear(cands)
 	t.cands = cands[:0]
 	if undecided {
-		if ph.changed {
-			ph.stalls = 0
+		if df.changed {
+			df.stalls = 0
 		} else {
-			ph.stalls++
+			df.stalls++
 		}
-		if ph.stalls < settlePolls {
-			ph.retry = true
+		if df.stalls < settlePolls {
+			df.retry = true
 			return
 		}
 	}
-	t.create(ph, fd, fp)
+	t.create(df, fd, fp)
 }
 
-// identify opens ph and reads its kind and fingerprint. The descriptor is
+// identify opens df and reads its kind and fingerprint. The descriptor is
 // the caller's to close.
-func (t *Tracker) identify(ph *phys) (*os.File, []byte, bool) {
+func (t *Tracker) identify(df *diskFile) (*os.File, []byte, bool) {
 	if !t.slot() {
-		ph.retry = true
+		df.retry = true
 		return nil, nil, false
 	}
-	fd, err := t.open(ph.path)
+	fd, err := t.open(df.path)
 	if err != nil {
-		ph.retry = true // permission denied or vanished: try again next poll
-		t.report(ph.path, err)
+		df.retry = true // permission denied or vanished: try again next poll
+		t.report(df.path, err)
 		return nil, nil, false
 	}
-	t.nopen++
+	t.fdsOpen++
 	info, err := fd.Stat()
-	if err != nil || !hasKey(fd.Name(), info, ph.key) {
+	if err != nil || !hasKey(fd.Name(), info, df.key) {
 		t.closeRaw(fd) // replaced since the stat: the next poll sees the new file
-		ph.retry = true
+		df.retry = true
 		return nil, nil, false
 	}
-	t.readable(ph.path)
+	t.readable(df.path)
 	n, err := fd.ReadAt(t.fpRaw, 0)
 	if err != nil && err != io.EOF {
 		t.closeRaw(fd)
-		t.report(ph.path, err)
-		ph.retry = true
+		t.report(df.path, err)
+		df.retry = true
 		return nil, nil, false
 	}
 	if n == 0 {
@@ -143,11 +144,11 @@ func (t *Tracker) identify(ph *phys) (*os.File, []byte, bool) {
 	if kind == decompress.Auto {
 		kind = decompress.Sniff(raw)
 	}
-	ph.kind = kind
+	df.kind = kind
 	if kind == decompress.Plain {
 		return fd, raw, true
 	}
-	dec, err := decompress.NewReaderKind(io.NewSectionReader(fd, 0, ph.size), kind)
+	dec, err := decompress.NewReaderKind(io.NewSectionReader(fd, 0, df.size), kind)
 	if err == nil {
 		n, err = io.ReadFull(dec, t.fpDec)
 		dec.Close()
@@ -155,52 +156,61 @@ func (t *Tracker) identify(ph *phys) (*os.File, []byte, bool) {
 	if n == 0 {
 		t.closeRaw(fd)
 		if err != nil && err != io.EOF && !errors.Is(err, io.ErrUnexpectedEOF) {
-			t.reportAs(ph.path, "corrupt", err) // tried again when it changes
+			t.reportAs(df.path, "corrupt", err) // tried again when it changes
 		}
 		return nil, nil, false // nothing decodable yet: tried again when it grows
 	}
 	return fd, t.fpDec[:n], true
 }
 
-// attach makes ph a shadow of identity x; adopt promotes it to source if x
+// attach makes df a shadow of identity x; adopt promotes it to source if x
 // has none.
-func (t *Tracker) attach(ph *phys, x *File, strong bool) {
-	ph.stalls, ph.exclude = 0, nil
-	ph.role, ph.ident, ph.strong, ph.verGen = roleShadow, x, strong, x.checkGen
+func (t *Tracker) attach(df *diskFile, x *File, strong bool) {
+	df.stalls, df.truncatedFrom = 0, nil
+	df.role, df.ident, df.strong, df.verifiedGen = roleShadow, x, strong, x.checkGen
 }
 
-func (t *Tracker) setSource(x *File, ph *phys) {
-	if x.handed && ph.key != x.key {
+func (t *Tracker) setSource(x *File, df *diskFile) {
+	if x.handedOut && df.key != x.key {
 		t.rotations.Add(1)
 		t.log.Info("continuing a file from its copy",
-			zap.String("from", x.path), zap.String("to", ph.path), zap.Int64("offset", x.off))
+			zap.String("from", x.path), zap.String("to", df.path), zap.Int64("offset", x.off))
 	}
-	ph.role, ph.ident = roleSource, x
-	x.src, x.key, x.kind = ph, ph.key, ph.kind
-	x.path, x.resolved = ph.path, ph.resolved
+	df.role, df.ident = roleSource, x
+	x.src, x.key, x.kind = df, df.key, df.kind
+	x.path, x.resolved = df.path, df.resolved
 	x.draining, x.eof = false, false
 }
 
-// create makes ph a new identity.
-func (t *Tracker) create(ph *phys, fd *os.File, fp []byte) {
+const (
+	// startTail is how far back from the end a start at the end looks for
+	// the last newline, so that a line being written is not cut.
+	startTail = 64 << 10
+	// skippedOffset is the offset of a compressed file skipped at the first
+	// poll: all of it, whatever its decompressed size.
+	skippedOffset = math.MaxInt64
+)
+
+// create makes df a new identity.
+func (t *Tracker) create(df *diskFile, fd *os.File, fp []byte) {
 	t.nextID++
 	f := &File{
 		t:      t,
 		id:     t.nextID,
 		fp:     append(make([]byte, 0, t.opts.FingerprintSize), fp...),
-		key:    ph.key,
+		key:    df.key,
 		checks: make([]check, 0, maxChecks+1),
 	}
-	if ph.atStart && !t.opts.StartAtBeginning && !t.resumed {
-		if ph.kind == decompress.Plain {
-			f.off = t.startOffset(f, fd, ph.size)
+	if df.atStart && !t.opts.StartAtBeginning && !t.resumed {
+		if df.kind == decompress.Plain {
+			f.off = t.startOffset(f, fd, df.size)
 		} else {
-			f.off, f.whole, f.done = whole, true, true
+			f.off, f.skipped, f.done = skippedOffset, true, true
 		}
 	}
 	f.committed, f.counted, f.tail.pos = f.off, f.off, f.off
-	ph.stalls, ph.exclude = 0, nil
-	t.setSource(f, ph)
+	df.stalls, df.truncatedFrom = 0, nil
+	t.setSource(f, df)
 	t.files[f.id] = f
 	t.idx.insert(f)
 	t.discovered.Add(1)
@@ -237,19 +247,19 @@ func (t *Tracker) startOffset(f *File, fd *os.File, size int64) int64 {
 // by copytruncate, a compressed rotation, the file itself after a restart.
 func (t *Tracker) adopt() {
 	waiting := t.cands[:0]
-	for _, ph := range t.phys {
-		if ph.role != roleShadow || ph.seen != t.poll {
+	for _, df := range t.disk {
+		if df.role != roleShadow || df.seen != t.poll {
 			continue
 		}
-		x := ph.ident
-		if x.src != nil || x.done && (x.failed || x.whole) {
+		x := df.ident
+		if x.src != nil || x.done && (x.failed || x.skipped) {
 			continue
 		}
 		if x.best == nil {
 			waiting = append(waiting, x)
 		}
-		if x.best == nil || better(x, ph, x.best) {
-			x.best = ph
+		if x.best == nil || better(x, df, x.best) {
+			x.best = df
 		}
 	}
 	for _, x := range waiting {
@@ -271,7 +281,7 @@ func (t *Tracker) adopt() {
 // better prefers, as x's source, the file x was read from (its inode), then
 // plain files (they may grow, and read cheaper), then the larger, then the
 // path order.
-func better(x *File, a, b *phys) bool {
+func better(x *File, a, b *diskFile) bool {
 	if (a.key == x.key) != (b.key == x.key) {
 		return a.key == x.key
 	}

@@ -29,34 +29,34 @@ func (t *Tracker) deleteRead() {
 		return
 	}
 	for _, f := range t.files {
-		ph := f.src
-		if ph == nil || f.failed || f.whole || f.draining || f.committed < f.off {
+		df := f.src
+		if df == nil || f.failed || f.skipped || f.draining || f.committed < f.off {
 			continue
 		}
 		if f.kind == decompress.Plain {
-			if !f.eof || ph.size != f.tail.pos || f.off != f.tail.pos {
+			if !f.eof || df.size != f.tail.pos || f.off != f.tail.pos {
 				continue
 			}
 		} else if !f.done {
 			continue
 		}
-		if err := os.Remove(ph.path); err != nil {
-			t.reportAs(ph.path, "cannot delete", err)
+		if err := os.Remove(df.path); err != nil {
+			t.reportAs(df.path, "cannot delete", err)
 			continue
 		}
-		t.log.Debug("deleted file after reading it", zap.String("path", ph.path))
+		t.log.Debug("deleted file after reading it", zap.String("path", df.path))
 		t.closeFile(f)
 		t.finish(f)
 		f.src = nil
-		delete(t.phys, ph.key)
+		delete(t.disk, df.key)
 	}
 }
 
 // forget drops the identities whose files have been gone for a while.
 func (t *Tracker) forget() {
-	for _, ph := range t.phys {
-		if ph.ident != nil {
-			ph.ident.lastSeen = t.poll
+	for _, df := range t.disk {
+		if df.ident != nil {
+			df.ident.lastSeen = t.poll
 		}
 	}
 	for id, f := range t.files {
@@ -74,7 +74,7 @@ func (t *Tracker) finish(f *File) {
 		return
 	}
 	f.done = true
-	if f.handed {
+	if f.handedOut {
 		t.finished = append(t.finished, f)
 	}
 }

@@ -3,7 +3,6 @@ package filetrack
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"slices"
 	"sync"
@@ -66,12 +65,6 @@ const (
 	// was seen: long enough for a rotation's copy or compressed file to turn
 	// up, short enough to keep the checkpoint small.
 	forgetPolls = 20
-	// startTail is how far back from the end a start at the end looks for
-	// the last newline, so that a line being written is not cut.
-	startTail = 64 << 10
-	// whole is the offset of a compressed file skipped at the first poll:
-	// all of it, whatever its decompressed size.
-	whole = math.MaxInt64
 )
 
 // Stats are counters for telemetry.
@@ -100,13 +93,13 @@ type Tracker struct {
 	nextID   uint64
 	files    map[uint64]*File
 	idx      index
-	phys     map[fileKey]*phys
+	disk     map[fileKey]*diskFile
 	reported map[string]string // path → problem reported
-	nopen    int
+	fdsOpen  int
 
 	// scratch, reused across polls
 	paths        []string
-	work         []*phys
+	work         []*diskFile
 	cands, out   []*File
 	finished     []*File
 	fpRaw, fpDec []byte
@@ -153,7 +146,7 @@ func New(opts Options) (*Tracker, error) {
 		open:     os.Open,
 		files:    map[uint64]*File{},
 		idx:      index{lens: map[int]int{}},
-		phys:     map[fileKey]*phys{},
+		disk:     map[fileKey]*diskFile{},
 		reported: map[string]string{},
 		fpRaw:    make([]byte, opts.FingerprintSize),
 		fpDec:    make([]byte, opts.FingerprintSize),
@@ -205,7 +198,7 @@ func (t *Tracker) Commit(id uint64, end, records int64) (moved bool) {
 // Stats returns the counters.
 func (t *Tracker) Stats() Stats {
 	t.mu.Lock()
-	open, tracked := t.nopen, len(t.files)
+	open, tracked := t.fdsOpen, len(t.files)
 	t.mu.Unlock()
 	return Stats{
 		FilesOpen:       open,

@@ -556,8 +556,8 @@ func TestMaxConcurrentFiles(t *testing.T) {
 	const n, limit = 12, 3
 	h := newHarness(t, Options{StartAtBeginning: true, MaxConcurrentFiles: limit})
 	h.tr.open = func(name string) (*os.File, error) {
-		if h.tr.nopen >= limit { // Poll holds the lock while it opens
-			t.Errorf("opening %s with %d descriptors open", name, h.tr.nopen)
+		if h.tr.fdsOpen >= limit { // Poll holds the lock while it opens
+			t.Errorf("opening %s with %d descriptors open", name, h.tr.fdsOpen)
 		}
 		return os.Open(name)
 	}
@@ -685,7 +685,7 @@ func withCRC(b []byte) []byte {
 
 func FuzzRestore(f *testing.F) {
 	f.Add(checkpoint.Encode(nil))
-	f.Add(checkpoint.Encode([]checkpoint.Identity{{ID: 3, Committed: whole, Kind: decompress.Gzip, FP: []byte("fp"), Path: "/a",
+	f.Add(checkpoint.Encode([]checkpoint.Identity{{ID: 3, Committed: skippedOffset, Kind: decompress.Gzip, FP: []byte("fp"), Path: "/a",
 		Dev: 1, Ino: 2, Checks: []checkpoint.Check{{Off: 2000, Sum: 7}, {Off: 4000, Sum: 9}}}}))
 	f.Add([]byte("MLFT\x01"))
 	f.Fuzz(func(t *testing.T, data []byte) {
