@@ -2,10 +2,10 @@ package mergelogreceiver
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,6 +17,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 )
 
 // The bad-input cases: each puts bad input beside good.log, a healthy neighbour, checks what
@@ -29,7 +31,7 @@ const goodFile = "good.log"
 // badRun is one receiver run of a bad-input case, its logs and telemetry observed.
 type badRun struct {
 	dir    string
-	sink   *sink
+	sink   *testkit.LogsSink
 	tel    telemetry
 	logger *zap.Logger
 	logs   *observer.ObservedLogs
@@ -37,9 +39,9 @@ type badRun struct {
 
 func newBadRun(t *testing.T) *badRun {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, goodFile), text(goodLines(0, 10)))
+	testkit.WriteFile(t, filepath.Join(dir, goodFile), testkit.Text(goodLines(0, 10)))
 	core, logs := observer.New(zap.InfoLevel)
-	return &badRun{dir: dir, sink: &sink{}, tel: componenttestTelemetry(t), logger: zap.New(core), logs: logs}
+	return &badRun{dir: dir, sink: &testkit.LogsSink{}, tel: componenttestTelemetry(t), logger: zap.New(core), logs: logs}
 }
 
 func (b *badRun) path(name string) string { return filepath.Join(b.dir, name) }
@@ -63,7 +65,7 @@ func goodLines(from, to int) []string {
 // recordsOf returns the accepted records read from the file with base name name.
 func (b *badRun) recordsOf(name string) []plog.LogRecord {
 	var out []plog.LogRecord
-	for _, lr := range b.sink.records() {
+	for _, lr := range b.sink.Records() {
 		if v, ok := lr.Attributes().Get(attrFileName); ok && v.Str() == name {
 			out = append(out, lr)
 		}
@@ -86,7 +88,7 @@ func (b *badRun) bodiesOf(name string) []string {
 // waitFor waits until n records of file name arrived and returns their bodies.
 func (b *badRun) waitFor(t *testing.T, name string, n int) []string {
 	t.Helper()
-	require.Eventually(t, func() bool { return len(b.bodiesOf(name)) >= n }, 10*time.Second, 5*time.Millisecond,
+	require.Eventually(t, func() bool { return len(b.bodiesOf(name)) >= n }, testkit.Timeout, 5*time.Millisecond,
 		"want %d records of %s", n, name)
 	return b.bodiesOf(name)
 }
@@ -95,9 +97,10 @@ func (b *badRun) waitFor(t *testing.T, name string, n int) []string {
 // its lines, once, in order.
 func (b *badRun) neighbourAlive(t *testing.T) {
 	t.Helper()
-	appendFile(t, b.path(goodFile), text(goodLines(10, 20)))
+	testkit.AppendFile(t, b.path(goodFile), testkit.Text(goodLines(10, 20)))
 	assert.Equal(t, goodLines(0, 20), b.waitFor(t, goodFile, 20))
-	time.Sleep(50 * time.Millisecond)
+	assert.Never(t, func() bool { return len(b.bodiesOf(goodFile)) > 20 }, settle, 5*time.Millisecond,
+		"nothing more from the neighbour")
 	assert.Equal(t, goodLines(0, 20), b.bodiesOf(goodFile), "nothing more from the neighbour")
 }
 
@@ -112,7 +115,7 @@ func (b *badRun) reports(path string) []string {
 	return out
 }
 
-// reportedOnce waits for a report about each path of want, then lets 10 polls pass and checks
+// reportedOnce waits for a report about each path of want, then watches for settle and checks
 // that it was the only one and holds the message want gives: the file is not tried again and
 // again, or not reported again if it is.
 func (b *badRun) reportedOnce(t *testing.T, want map[string]string) {
@@ -124,8 +127,15 @@ func (b *badRun) reportedOnce(t *testing.T, want map[string]string) {
 			}
 		}
 		return true
-	}, 10*time.Second, 5*time.Millisecond, "a report about each of %v", want)
-	time.Sleep(100 * time.Millisecond)
+	}, testkit.Timeout, 5*time.Millisecond, "a report about each of %v", want)
+	assert.Never(t, func() bool {
+		for path := range want {
+			if len(b.reports(path)) > 1 {
+				return true
+			}
+		}
+		return false
+	}, settle, 5*time.Millisecond, "a second report about one of %v", want)
 	for path, message := range want {
 		got := b.reports(path)
 		if assert.Len(t, got, 1, "reports about %s", path) {
@@ -134,10 +144,10 @@ func (b *badRun) reportedOnce(t *testing.T, want map[string]string) {
 	}
 }
 
-// quiet lets 10 polls pass and checks that nothing about path was reported.
+// quiet watches for settle and checks that nothing about path was reported.
 func (b *badRun) quiet(t *testing.T, path string) {
 	t.Helper()
-	time.Sleep(100 * time.Millisecond)
+	assert.Never(t, func() bool { return len(b.reports(path)) > 0 }, settle, 5*time.Millisecond, "a report about %s", path)
 	assert.Empty(t, b.reports(path))
 }
 
@@ -161,7 +171,7 @@ func TestBadInputBinaryGarbage(t *testing.T) {
 	for _, encoding := range []Encoding{EncodingUTF8, EncodingRaw, EncodingNop} {
 		t.Run(string(encoding), func(t *testing.T) {
 			b := newBadRun(t)
-			writeFile(t, b.path("bad.log"), string(garbage))
+			testkit.WriteFile(t, b.path("bad.log"), string(garbage))
 			cfg := testConfig(b.dir)
 			cfg.Encoding = encoding
 			cfg.PreserveLeadingWhitespaces = true // keep every byte, to compare
@@ -218,7 +228,7 @@ func TestBadInputHugeLineWithoutNewline(t *testing.T) {
 			}
 			b.waitFor(t, "bad.log", want)
 			// bytes_read counts the rest once the idle flush (force_flush_period) consumed it.
-			b.tel.waitSum(t, "otelcol_receiver_mergelog_bytes_read", pieces*mib+int64(len(rest)+len(text(goodLines(0, 10)))))
+			b.tel.waitSum(t, "otelcol_receiver_mergelog_bytes_read", pieces*mib+int64(len(rest)+len(testkit.Text(goodLines(0, 10)))))
 			got := b.bodiesOf("bad.log")
 			require.Len(t, got, want, "records of the long line")
 			for i, body := range got[:min(len(got), pieces)] {
@@ -227,7 +237,7 @@ func TestBadInputHugeLineWithoutNewline(t *testing.T) {
 			if behavior == BehaviorSplit {
 				assert.Equal(t, rest, got[pieces])
 			}
-			appendFile(t, bad, "\nafter\n")
+			testkit.AppendFile(t, bad, "\nafter\n")
 			assert.Equal(t, "after", b.waitFor(t, "bad.log", want+1)[want])
 			b.quiet(t, bad)
 			b.neighbourAlive(t)
@@ -241,10 +251,10 @@ func TestBadInputHugeLineWithoutNewline(t *testing.T) {
 func TestBadInputTruncatedWhileRead(t *testing.T) {
 	b := newBadRun(t)
 	bad := b.path("bad.log")
-	old := tagged("old line with some padding to make the file large", 0, 20000) // 1 MiB
-	writeFile(t, bad, text(old))
+	old := testkit.Lines("old line with some padding to make the file large", 0, 20000) // 1 MiB
+	testkit.WriteFile(t, bad, testkit.Text(old))
 	held, release := make(chan struct{}), make(chan struct{})
-	b.sink.decide = func(call int, _ plog.Logs) error {
+	b.sink.Answer = func(_ context.Context, call int, _ plog.Logs) error {
 		if call == 1 {
 			close(held)
 			<-release
@@ -255,15 +265,15 @@ func TestBadInputTruncatedWhileRead(t *testing.T) {
 	cfg.Batch.MaxRecords = 10
 	b.start(t, cfg)
 	<-held
-	fresh := tagged("new", 0, 100)
-	writeFile(t, bad, text(fresh)) // truncates, then writes
+	fresh := testkit.Lines("new", 0, 100)
+	testkit.WriteFile(t, bad, testkit.Text(fresh)) // truncates, then writes
 	close(release)
 
 	var got []string
 	require.Eventually(t, func() bool {
 		got = b.bodiesOf("bad.log")
 		return len(got) >= len(fresh) && got[len(got)-1] == fresh[len(fresh)-1]
-	}, 10*time.Second, 5*time.Millisecond, "the new content")
+	}, testkit.Timeout, 5*time.Millisecond, "the new content")
 	n := len(got) - len(fresh)
 	require.Positive(t, n, "old lines were read before the truncation")
 	assert.Less(t, n, len(old), "the file was truncated before it was read to its end")
@@ -295,7 +305,7 @@ func TestBadInputDamagedCompressedFiles(t *testing.T) {
 		{"gzip", "flip", 0, gaveUp},
 	}
 	kinds := []string{"xz", "zstd"}
-	if _, err := exec.LookPath("bzip2"); err == nil {
+	if testkit.CanCompress(testkit.Bzip2) {
 		kinds = append(kinds, "bzip2")
 	} else {
 		t.Log("no bzip2 command to compress with: bzip2 left out")
@@ -307,8 +317,8 @@ func TestBadInputDamagedCompressedFiles(t *testing.T) {
 	b := newBadRun(t)
 	for _, c := range cases {
 		name := c.kind + "-" + c.damage
-		intact := compress(t, c.kind, []byte(text(tagged(name, 0, 50))))
-		second := bytes.Clone(compress(t, c.kind, []byte(text(tagged(name, 50, 100)))))
+		intact := testkit.Compress(t, testkit.Format(c.kind), []byte(testkit.Text(testkit.Lines(name, 0, 50))))
+		second := bytes.Clone(testkit.Compress(t, testkit.Format(c.kind), []byte(testkit.Text(testkit.Lines(name, 50, 100)))))
 		switch c.damage {
 		case "cut":
 			second = second[:len(second)/2]
@@ -319,10 +329,10 @@ func TestBadInputDamagedCompressedFiles(t *testing.T) {
 		case "flip":
 			second[len(second)/2] ^= 0x55
 		}
-		writeFile(t, b.path(name+".log"), string(intact)+string(second))
+		testkit.WriteFile(t, b.path(name+".log"), string(intact)+string(second))
 	}
 	undecodable := append([]byte{0x1f, 0x8b}, bytes.Repeat([]byte("garbage!"), 64)...)
-	writeFile(t, b.path("undecodable.log"), string(undecodable))
+	testkit.WriteFile(t, b.path("undecodable.log"), string(undecodable))
 	b.start(t, testConfig(b.dir))
 
 	reports := map[string]string{b.path("undecodable.log"): "skipping file for now: corrupt"}
@@ -333,7 +343,7 @@ func TestBadInputDamagedCompressedFiles(t *testing.T) {
 	for _, c := range cases {
 		name := c.kind + "-" + c.damage
 		t.Run(name, func(t *testing.T) {
-			want := tagged(name, 0, 100)
+			want := testkit.Lines(name, 0, 100)
 			got := b.bodiesOf(name + ".log")
 			switch {
 			case c.exact > 0:
@@ -356,13 +366,13 @@ func TestBadInputDamagedCompressedFiles(t *testing.T) {
 func TestBadInputEmptyFile(t *testing.T) {
 	b := newBadRun(t)
 	bad := b.path("empty.log")
-	writeFile(t, bad, "")
+	testkit.WriteFile(t, bad, "")
 	b.start(t, testConfig(b.dir))
 	b.waitFor(t, goodFile, 10)
 	b.quiet(t, bad)
 	assert.Empty(t, b.bodiesOf("empty.log"))
-	appendFile(t, bad, text(tagged("later", 0, 3)))
-	assert.Equal(t, tagged("later", 0, 3), b.waitFor(t, "empty.log", 3))
+	testkit.AppendFile(t, bad, testkit.Text(testkit.Lines("later", 0, 3)))
+	assert.Equal(t, testkit.Lines("later", 0, 3), b.waitFor(t, "empty.log", 3))
 	b.neighbourAlive(t)
 }
 
@@ -371,18 +381,20 @@ func TestBadInputEmptyFile(t *testing.T) {
 // (taken for a copy of the other until it grows differently).
 func TestBadInputFingerprintCollision(t *testing.T) {
 	b := newBadRun(t)
-	header := tagged("shared header line", 0, 100) // 2.5 KB
-	writeFile(t, b.path("a.log"), text(append(header, tagged("a", 0, 10)...)))
-	writeFile(t, b.path("b.log"), text(append(header, tagged("b", 0, 10)...)))
-	writeFile(t, b.path("c.log"), text(header))
+	header := testkit.Lines("shared header line", 0, 100) // 2.5 KB
+	testkit.WriteFile(t, b.path("a.log"), testkit.Text(append(header, testkit.Lines("a", 0, 10)...)))
+	testkit.WriteFile(t, b.path("b.log"), testkit.Text(append(header, testkit.Lines("b", 0, 10)...)))
+	testkit.WriteFile(t, b.path("c.log"), testkit.Text(header))
 	cfg := testConfig(b.dir)
-	require.Less(t, int(cfg.FingerprintSize), len(text(header)))
+	require.Less(t, int(cfg.FingerprintSize), len(testkit.Text(header)))
 	b.start(t, cfg)
-	assert.Equal(t, append(header, tagged("a", 0, 10)...), b.waitFor(t, "a.log", 110))
-	assert.Equal(t, append(header, tagged("b", 0, 10)...), b.waitFor(t, "b.log", 110))
+	assert.Equal(t, append(header, testkit.Lines("a", 0, 10)...), b.waitFor(t, "a.log", 110))
+	assert.Equal(t, append(header, testkit.Lines("b", 0, 10)...), b.waitFor(t, "b.log", 110))
+	// Paces the writer: c.log stays a header-only look-alike for a few polls before it grows
+	// differently (the test holds whether or not a poll saw it so).
 	time.Sleep(50 * time.Millisecond)
-	appendFile(t, b.path("c.log"), text(tagged("c", 0, 10)))
-	assert.Equal(t, append(header, tagged("c", 0, 10)...), b.waitFor(t, "c.log", 110))
+	testkit.AppendFile(t, b.path("c.log"), testkit.Text(testkit.Lines("c", 0, 10)))
+	assert.Equal(t, append(header, testkit.Lines("c", 0, 10)...), b.waitFor(t, "c.log", 110))
 	b.neighbourAlive(t)
 	for _, name := range []string{"a.log", "b.log", "c.log"} {
 		assert.Len(t, b.bodiesOf(name), 110, "%s: nothing twice", name)
@@ -407,28 +419,28 @@ func TestBadInputReplacedBySymlink(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newBadRun(t)
 			bad := b.path("bad.log")
-			writeFile(t, bad, text(tagged("line", 0, 10)))
+			testkit.WriteFile(t, bad, testkit.Text(testkit.Lines("line", 0, 10)))
 			b.start(t, testConfig(b.dir))
 			b.waitFor(t, "bad.log", 10)
 
 			target := filepath.Join(t.TempDir(), "target.log")
 			if tc.another {
-				writeFile(t, target, text(tagged("other", 0, 5)))
+				testkit.WriteFile(t, target, testkit.Text(testkit.Lines("other", 0, 5)))
 			} else {
 				require.NoError(t, os.Link(bad, target)) // the same file under another path
 			}
 			if tc.gap > 0 {
 				require.NoError(t, os.Remove(bad))
-				time.Sleep(tc.gap)
+				time.Sleep(tc.gap) // the gap itself is the case: the path is missing for a while
 			}
 			// The link is made beside it and renamed into place: the rename leaves no gap.
 			tmp := b.path("link.tmp")
 			require.NoError(t, os.Symlink(target, tmp))
 			require.NoError(t, os.Rename(tmp, bad))
-			want := append(tagged("line", 0, 10), tagged("other", 0, 5)...)
+			want := append(testkit.Lines("line", 0, 10), testkit.Lines("other", 0, 5)...)
 			if !tc.another {
-				appendFile(t, target, text(tagged("line", 10, 15)))
-				want = tagged("line", 0, 15)
+				testkit.AppendFile(t, target, testkit.Text(testkit.Lines("line", 10, 15)))
+				want = testkit.Lines("line", 0, 15)
 			}
 			assert.Equal(t, want, b.waitFor(t, "bad.log", len(want)))
 			b.neighbourAlive(t)
@@ -445,13 +457,13 @@ func TestBadInputPermissionDenied(t *testing.T) {
 	}
 	b := newBadRun(t)
 	bad := b.path("secret.log")
-	writeFile(t, bad, text(tagged("secret", 0, 5)))
+	testkit.WriteFile(t, bad, testkit.Text(testkit.Lines("secret", 0, 5)))
 	require.NoError(t, os.Chmod(bad, 0))
 	b.start(t, testConfig(b.dir))
 	b.reportedOnce(t, map[string]string{bad: "permission denied"})
 	assert.Empty(t, b.bodiesOf("secret.log"))
 	require.NoError(t, os.Chmod(bad, 0o600))
-	assert.Equal(t, tagged("secret", 0, 5), b.waitFor(t, "secret.log", 5))
+	assert.Equal(t, testkit.Lines("secret", 0, 5), b.waitFor(t, "secret.log", 5))
 	assert.NotEmpty(t, b.logs.FilterMessageSnippet("readable again").FilterField(zap.String("path", bad)).All())
 	b.neighbourAlive(t)
 }
@@ -462,7 +474,7 @@ func TestBadInputDirectoryMatchesGlob(t *testing.T) {
 	b := newBadRun(t)
 	dir := b.path("dir.log")
 	require.NoError(t, os.Mkdir(dir, 0o755))
-	writeFile(t, filepath.Join(dir, "inner.log"), "inside\n")
+	testkit.WriteFile(t, filepath.Join(dir, "inner.log"), "inside\n")
 	b.start(t, testConfig(b.dir))
 	b.reportedOnce(t, map[string]string{dir: "is a directory"})
 	assert.Empty(t, b.bodiesOf("inner.log"))
@@ -478,7 +490,7 @@ func TestBadInputDirectoryMatchesGlob(t *testing.T) {
 func TestBadInputTimestamps(t *testing.T) {
 	b := newBadRun(t)
 	bad := b.path("bad.log")
-	writeFile(t, bad, text([]string{
+	testkit.WriteFile(t, bad, testkit.Text([]string{
 		"2024-03-01T10:00:05Z ahead",
 		"2024-03-01T10:00:03Z backwards",
 		"2024-02-31T10:00:00Z no such day",
@@ -490,11 +502,14 @@ func TestBadInputTimestamps(t *testing.T) {
 	cfg.Merge = MergeConfig{Enabled: true, Window: 100 * time.Millisecond, MaxHeldPerFile: 100}
 	b.start(t, cfg)
 	b.waitFor(t, "bad.log", 5)
-	appendFile(t, bad, "2024-03-01T10:00:01Z late\n")
+	testkit.AppendFile(t, bad, "2024-03-01T10:00:01Z late\n")
 	b.waitFor(t, "bad.log", 6)
 	b.tel.waitSum(t, "otelcol_receiver_mergelog_entries_late", 1)
 	b.tel.waitSum(t, "otelcol_receiver_mergelog_entries_untimed", 2)
-	time.Sleep(50 * time.Millisecond)
+	assert.Never(t, func() bool {
+		return b.tel.sum("otelcol_receiver_mergelog_entries_late", nil) > 1 ||
+			b.tel.sum("otelcol_receiver_mergelog_entries_untimed", nil) > 2
+	}, settle, 5*time.Millisecond, "entries counted twice")
 	assert.Equal(t, int64(1), b.tel.sum("otelcol_receiver_mergelog_entries_late", nil))
 	assert.Equal(t, int64(2), b.tel.sum("otelcol_receiver_mergelog_entries_untimed", nil))
 
@@ -536,7 +551,7 @@ func TestBadInputTimestamps(t *testing.T) {
 // has more than max_lines lines, and only the last, still open, waits.
 func TestBadInputPatternNeverMatches(t *testing.T) {
 	// Lines of 17 bytes: no start, no end, no blank to trim.
-	lines := tagged("no-pattern", 100000, 110000)
+	lines := testkit.Lines("no-pattern", 100000, 110000)
 	for _, tc := range []struct {
 		name       string
 		start, end string
@@ -558,7 +573,7 @@ func TestBadInputPatternNeverMatches(t *testing.T) {
 			if tc.first != "" {
 				input = append([]string{tc.first}, lines...)
 			}
-			writeFile(t, b.path("bad.log"), text(input))
+			testkit.WriteFile(t, b.path("bad.log"), testkit.Text(input))
 			cfg := testConfig(b.dir)
 			cfg.ForceFlushPeriod = 0
 			cfg.Multiline.LineStartPattern, cfg.Multiline.LineEndPattern = tc.start, tc.end
@@ -573,7 +588,7 @@ func TestBadInputPatternNeverMatches(t *testing.T) {
 			open := 0
 			switch {
 			case tc.maxLines > 0:
-				open = len(text(input[:tc.maxLines]))
+				open = len(testkit.Text(input[:tc.maxLines]))
 			case tc.maxBytes > 0:
 				open = int(tc.maxBytes)
 			}
@@ -581,7 +596,7 @@ func TestBadInputPatternNeverMatches(t *testing.T) {
 			require.Eventually(t, func() bool {
 				got = b.bodiesOf("bad.log")
 				return len(strings.Join(got, "\n")) >= len(all)-open
-			}, 10*time.Second, 5*time.Millisecond, "records cut by the caps")
+			}, testkit.Timeout, 5*time.Millisecond, "records cut by the caps")
 			covered := strings.Join(got, "\n")
 			require.True(t, strings.HasPrefix(all, covered), "the records are the input, in order")
 			require.True(t, len(covered) == len(all) || all[len(covered)] == '\n', "records end at line ends")

@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"github.com/mergelog/otelcol-mergelog/internal/loggen"
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/metadata"
 )
 
@@ -85,7 +86,7 @@ func BenchmarkReceiver(b *testing.B) {
 				var sb strings.Builder
 				bc.write(f, &sb)
 				size += sb.Len()
-				writeFile(b, filepath.Join(dir, fmt.Sprintf("f%d.log", f)), sb.String())
+				testkit.WriteFile(b, filepath.Join(dir, fmt.Sprintf("f%d.log", f)), sb.String())
 			}
 			cfg := testConfig(dir)
 			cfg.PollInterval = 100 * time.Millisecond

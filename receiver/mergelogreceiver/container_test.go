@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 )
 
 // podDir makes a kubelet-style pod log directory under root and returns it.
@@ -40,11 +42,9 @@ type podRecord struct {
 	resource map[string]any
 }
 
-func podRecords(s *sink) map[string]podRecord {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func podRecords(s *testkit.LogsSink) map[string]podRecord {
 	out := map[string]podRecord{}
-	for _, ld := range s.batches {
+	for _, ld := range s.Batches() {
 		for _, rl := range ld.ResourceLogs().All() {
 			res := rl.Resource().Attributes().AsRaw()
 			for _, sl := range rl.ScopeLogs().All() {
@@ -65,7 +65,7 @@ func TestContainerCRI(t *testing.T) {
 	dir := podDir(t, root, "server")
 	cfg := containerConfig(root)
 	cfg.Multiline.LineStartPattern = `\S`
-	writeFile(t, filepath.Join(dir, "2.log"),
+	testkit.WriteFile(t, filepath.Join(dir, "2.log"),
 		criLine(1, "stdout", "F", "starting")+
 			criLine(2, "stderr", "F", "java.lang.IllegalStateException: boom")+
 			criLine(3, "stdout", "P", "a long line, ")+
@@ -76,9 +76,9 @@ func TestContainerCRI(t *testing.T) {
 			criLine(6, "stderr", "F", "next error")+
 			"not a runtime line\n"+
 			criLine(7, "stdout", "F", "done"))
-	s := &sink{}
+	s := &testkit.LogsSink{}
 	startReceiver(t, cfg, s, nil)
-	s.waitBodies(t, 6)
+	s.WaitForBodies(t, 6)
 	got := podRecords(s)
 	trace := "java.lang.IllegalStateException: boom\n\tat shop.Cart.add(Cart.java:42)\n\tat shop.Main.main(Main.java:7)"
 	want := map[string]struct {
@@ -93,7 +93,7 @@ func TestContainerCRI(t *testing.T) {
 	}
 	for body, w := range want {
 		r, ok := got[body]
-		if !assert.True(t, ok, "missing %q; got %v", body, s.bodies()) {
+		if !assert.True(t, ok, "missing %q; got %v", body, s.Bodies()) {
 			continue
 		}
 		assert.Equal(t, w.stream, r.lr.Attributes().AsRaw()[attrIOStream], body)
@@ -107,7 +107,7 @@ func TestContainerCRI(t *testing.T) {
 	require.True(t, ok, "a line in neither format is passed on as it is")
 	assert.Zero(t, raw.lr.Timestamp())
 	assert.NotContains(t, raw.lr.Attributes().AsRaw(), attrIOStream)
-	assert.Len(t, s.bodies(), 6)
+	assert.Len(t, s.Bodies(), 6)
 }
 
 // Docker's json-file lines: the log is unescaped, its newline dropped, split lines joined.
@@ -118,11 +118,11 @@ func TestContainerDockerJSON(t *testing.T) {
 	line := func(log, stream string) string {
 		return fmt.Sprintf(`{"log":%q,"stream":%q,"time":"2026-11-29T10:00:00.5Z"}`+"\n", log, stream)
 	}
-	writeFile(t, filepath.Join(dir, "0.log"),
+	testkit.WriteFile(t, filepath.Join(dir, "0.log"),
 		line("GET /cart \"200\"\n", "stdout")+line("piece one, ", "stderr")+line("piece two\n", "stderr"))
-	s := &sink{}
+	s := &testkit.LogsSink{}
 	startReceiver(t, cfg, s, nil)
-	s.waitBodies(t, 2)
+	s.WaitForBodies(t, 2)
 	got := podRecords(s)
 	assert.Equal(t, "stdout", got[`GET /cart "200"`].lr.Attributes().AsRaw()[attrIOStream])
 	assert.Equal(t, "stderr", got["piece one, piece two"].lr.Attributes().AsRaw()[attrIOStream])
@@ -143,12 +143,12 @@ func TestContainerPiecesBeyondMaxLogSize(t *testing.T) {
 			cfg := containerConfig(root)
 			cfg.MaxLogSize = 24
 			cfg.MaxLogSizeBehavior = behavior
-			writeFile(t, filepath.Join(dir, "0.log"),
+			testkit.WriteFile(t, filepath.Join(dir, "0.log"),
 				criLine(1, "stdout", "P", strings.Repeat("a", 10))+criLine(1, "stdout", "P", strings.Repeat("b", 10))+
 					criLine(1, "stdout", "F", strings.Repeat("c", 10))+criLine(2, "stdout", "F", "after"))
-			s := &sink{}
+			s := &testkit.LogsSink{}
 			startReceiver(t, cfg, s, nil)
-			assert.Equal(t, want, s.waitBodies(t, len(want)))
+			assert.Equal(t, want, s.WaitForBodies(t, len(want)))
 		})
 	}
 }
@@ -163,46 +163,46 @@ func TestContainerCheckpointWaitsForTheOtherStream(t *testing.T) {
 	cfg, host := withStorage(containerConfig(root), m)
 	cfg.Multiline.LineStartPattern = `\S`
 	cfg.ForceFlushPeriod = time.Hour // the open stderr entry stays open
-	writeFile(t, path,
+	testkit.WriteFile(t, path,
 		criLine(1, "stderr", "F", "error begins")+
 			criLine(2, "stdout", "F", "out one")+
 			criLine(3, "stdout", "F", "out two")+
 			criLine(4, "stdout", "F", "out three"))
-	first := &sink{}
+	first := &testkit.LogsSink{}
 	r := startReceiver(t, cfg, first, host)
-	assert.Equal(t, []string{"out one", "out two"}, first.waitBodies(t, 2))
+	assert.Equal(t, []string{"out one", "out two"}, first.WaitForBodies(t, 2))
 	require.NoError(t, r.Shutdown(context.Background()))
 
-	appendFile(t, path, criLine(5, "stderr", "F", "\tand goes on")+criLine(6, "stderr", "F", "second error"))
+	testkit.AppendFile(t, path, criLine(5, "stderr", "F", "\tand goes on")+criLine(6, "stderr", "F", "second error"))
 	cfg.ForceFlushPeriod = 50 * time.Millisecond
-	second := &sink{}
+	second := &testkit.LogsSink{}
 	startReceiver(t, cfg, second, host)
-	second.waitBodies(t, 5)
-	time.Sleep(100 * time.Millisecond)
+	second.WaitForBodies(t, 5)
+	second.AssertNoMoreThan(t, 5, settle)
 	// The stdout lines after the stderr entry's start come again (bounded duplicates); the
 	// stderr entry comes whole, once.
-	assertSameLines(t, []string{"error begins\n\tand goes on", "out one", "out two", "out three", "second error"}, second.bodies())
+	assertSameLines(t, []string{"error begins\n\tand goes on", "out one", "out two", "out three", "second error"}, second.Bodies())
 }
 
 // log.file.record_number goes on across a restart where it stopped.
 func TestRecordNumbersSurviveRestart(t *testing.T) {
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a.log")
-	writeFile(t, a, numbered(0, 10))
+	testkit.WriteFile(t, a, numbered(0, 10))
 	m := newMemStorage()
 	cfg, host := withStorage(testConfig(dir), m)
 	cfg.IncludeFileRecordNumber = true
-	first := &sink{}
+	first := &testkit.LogsSink{}
 	r := startReceiver(t, cfg, first, host)
-	first.waitBodies(t, 10)
+	first.WaitForBodies(t, 10)
 	require.NoError(t, r.Shutdown(context.Background()))
 
-	appendFile(t, a, numbered(10, 13))
-	second := &sink{}
+	testkit.AppendFile(t, a, numbered(10, 13))
+	second := &testkit.LogsSink{}
 	startReceiver(t, cfg, second, host)
-	second.waitBodies(t, 3)
+	second.WaitForBodies(t, 3)
 	var numbers []int64
-	for _, lr := range second.records() {
+	for _, lr := range second.Records() {
 		n, _ := lr.Attributes().Get(attrRecordNumber)
 		numbers = append(numbers, n.Int())
 	}
@@ -220,16 +220,16 @@ func TestContainerRetriesLoseNothing(t *testing.T) {
 		stream := []string{"stdout", "stderr"}[i%2]
 		lines.WriteString(criLine(i, stream, "F", fmt.Sprintf("line %02d", i)))
 	}
-	writeFile(t, filepath.Join(dir, "0.log"), lines.String())
+	testkit.WriteFile(t, filepath.Join(dir, "0.log"), lines.String())
 	cfg.Batch.MaxRecords = 3
-	s := &sink{decide: func(call int, _ plog.Logs) error {
+	s := &testkit.LogsSink{Answer: func(_ context.Context, call int, _ plog.Logs) error {
 		if call <= 3 {
 			return errors.New("not yet")
 		}
 		return nil
 	}}
 	startReceiver(t, cfg, s, nil)
-	got := s.waitBodies(t, 20)
+	got := s.WaitForBodies(t, 20)
 	want := make([]string, 20)
 	for i := range want {
 		want[i] = fmt.Sprintf("line %02d", i)
@@ -244,11 +244,11 @@ func TestContainerLogLongerThanMaxLogSize(t *testing.T) {
 	dir := podDir(t, root, "c")
 	cfg := containerConfig(root)
 	cfg.MaxLogSize = 10
-	writeFile(t, filepath.Join(dir, "0.log"), criLine(1, "stdout", "F", strings.Repeat("a", 25))+criLine(2, "stdout", "F", "after"))
-	s := &sink{}
+	testkit.WriteFile(t, filepath.Join(dir, "0.log"), criLine(1, "stdout", "F", strings.Repeat("a", 25))+criLine(2, "stdout", "F", "after"))
+	s := &testkit.LogsSink{}
 	startReceiver(t, cfg, s, nil)
-	assert.Equal(t, []string{"aaaaaaaaaa", "aaaaaaaaaa", "aaaaa", "after"}, s.waitBodies(t, 4))
-	for i, lr := range s.records() {
+	assert.Equal(t, []string{"aaaaaaaaaa", "aaaaaaaaaa", "aaaaa", "after"}, s.WaitForBodies(t, 4))
+	for i, lr := range s.Records() {
 		sec := 1
 		if i == 3 {
 			sec = 2

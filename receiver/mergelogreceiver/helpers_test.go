@@ -2,11 +2,8 @@ package mergelogreceiver
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -18,14 +15,18 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/extension/xextension/storage"
-	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/receivertest"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/metadata"
 )
+
+// settle is how long a test watches for what must not happen (a record twice, a report
+// again): 25 polls of testConfig, long enough for it to show, on any machine, if it would.
+const settle = 250 * time.Millisecond
 
 // testConfig reads dir/*.log from the beginning, with short intervals so tests run fast.
 func testConfig(dir string) *Config {
@@ -36,6 +37,8 @@ func testConfig(dir string) *Config {
 	cfg.ForceFlushPeriod = 50 * time.Millisecond
 	cfg.Batch.Timeout = 10 * time.Millisecond
 	cfg.RetryOnFailure = RetryConfig{InitialInterval: time.Millisecond, MaxInterval: 5 * time.Millisecond}
+	// One batch at a time, so that tests see batches in reading order; TestInFlight* and the
+	// e2e suite run several in flight.
 	return cfg
 }
 
@@ -56,97 +59,6 @@ func startWith(t *testing.T, set receiver.Settings, cfg *Config, next consumer.L
 	require.NoError(t, r.Start(context.Background(), host))
 	t.Cleanup(func() { assert.NoError(t, r.Shutdown(context.Background())) })
 	return r
-}
-
-func writeFile(t testing.TB, path, content string) {
-	t.Helper()
-	require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
-}
-
-func appendFile(t *testing.T, path, content string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o600)
-	require.NoError(t, err)
-	_, err = f.WriteString(content)
-	require.NoError(t, err)
-	require.NoError(t, f.Close())
-}
-
-// tagged returns lines "<tag> <i>" for i in [from, to).
-func tagged(tag string, from, to int) []string {
-	var out []string
-	for i := from; i < to; i++ {
-		out = append(out, fmt.Sprintf("%s %d", tag, i))
-	}
-	return out
-}
-
-// text is lines as file content, each ended by a newline.
-func text(lines []string) string {
-	if len(lines) == 0 {
-		return ""
-	}
-	return strings.Join(lines, "\n") + "\n"
-}
-
-// sink is a consumer whose answer to each batch is decided by a function (nil: accept), and
-// which keeps the records of the accepted batches.
-type sink struct {
-	mu      sync.Mutex
-	decide  func(call int, ld plog.Logs) error
-	calls   int
-	batches []plog.Logs
-}
-
-func (s *sink) Capabilities() consumer.Capabilities { return consumer.Capabilities{} }
-
-func (s *sink) ConsumeLogs(_ context.Context, ld plog.Logs) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.calls++
-	if s.decide != nil {
-		if err := s.decide(s.calls, ld); err != nil {
-			return err
-		}
-	}
-	cp := plog.NewLogs()
-	ld.CopyTo(cp)
-	s.batches = append(s.batches, cp)
-	return nil
-}
-
-// records returns the accepted records in delivery order.
-func (s *sink) records() []plog.LogRecord {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []plog.LogRecord
-	for _, ld := range s.batches {
-		for _, rl := range ld.ResourceLogs().All() {
-			for _, sl := range rl.ScopeLogs().All() {
-				for _, lr := range sl.LogRecords().All() {
-					out = append(out, lr)
-				}
-			}
-		}
-	}
-	return out
-}
-
-// bodies returns the bodies of the accepted records in delivery order.
-func (s *sink) bodies() []string {
-	var out []string
-	for _, lr := range s.records() {
-		out = append(out, lr.Body().AsString())
-	}
-	return out
-}
-
-// waitBodies waits until n records arrived and returns their bodies.
-func (s *sink) waitBodies(t *testing.T, n int) []string {
-	t.Helper()
-	require.Eventually(t, func() bool { return len(s.bodies()) >= n }, time.Minute, 5*time.Millisecond,
-		"want %d records", n)
-	return s.bodies()
 }
 
 // memStorage is an in-memory storage extension and client. With frozen set, Set pretends to
@@ -275,7 +187,7 @@ func (tt telemetry) sum(name string, match func(attribute.Set) bool) int64 {
 
 func (tt telemetry) waitSum(t *testing.T, name string, atLeast int64) {
 	t.Helper()
-	require.Eventually(t, func() bool { return tt.sum(name, nil) >= atLeast }, 5*time.Second, 5*time.Millisecond,
+	require.Eventually(t, func() bool { return tt.sum(name, nil) >= atLeast }, testkit.Timeout, 5*time.Millisecond,
 		"%s reaches %d", name, atLeast)
 }
 

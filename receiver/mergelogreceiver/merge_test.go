@@ -1,6 +1,7 @@
 package mergelogreceiver
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 )
 
 var base = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -47,15 +50,15 @@ func TestMergeFinishedFilesExactly(t *testing.T) {
 			b.WriteString(line + "\n")
 			all = append(all, line)
 		}
-		writeGzip(t, filepath.Join(dir, fmt.Sprintf("f%d.log.gz", f)), []byte(b.String()))
+		testkit.WriteFile(t, filepath.Join(dir, fmt.Sprintf("f%d.log.gz", f)), testkit.Compress(t, testkit.Gzip, []byte(b.String())))
 	}
 	cfg := mergeConfig(dir, time.Hour)
 	cfg.Include = []string{filepath.Join(dir, "*.gz")}
 	cfg.Merge.MaxHeldPerFile = 200 // a file that runs ahead waits for the others
-	s := &sink{}
+	s := &testkit.LogsSink{}
 	startReceiver(t, cfg, s, nil)
 
-	got := s.waitBodies(t, files*lines)
+	got := s.WaitForBodies(t, files*lines)
 	// Stable by instant, ties in the order the files were read: check instants only.
 	assert.True(t, slices.IsSortedFunc(got, func(a, b string) int { return strings.Compare(a[:24], b[:24]) }),
 		"entries out of timestamp order")
@@ -69,7 +72,7 @@ type deliveries struct {
 	in []string
 }
 
-func (d *deliveries) record(_ int, ld plog.Logs) error {
+func (d *deliveries) record(_ context.Context, _ int, ld plog.Logs) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	now := time.Now()
@@ -92,12 +95,12 @@ func (d *deliveries) order() []string {
 func TestMergeQuietFileDelaysAtMostTheWindow(t *testing.T) {
 	dir := t.TempDir()
 	quiet, busy := filepath.Join(dir, "quiet.log"), filepath.Join(dir, "busy.log")
-	writeFile(t, quiet, stamped(0, "quiet")+"\n")
-	writeFile(t, busy, stamped(time.Second, "busy 0")+"\n")
+	testkit.WriteFile(t, quiet, stamped(0, "quiet")+"\n")
+	testkit.WriteFile(t, busy, stamped(time.Second, "busy 0")+"\n")
 	const window = 300 * time.Millisecond
 	cfg := mergeConfig(dir, window)
 	d := &deliveries{at: map[string]time.Time{}}
-	s := &sink{decide: d.record}
+	s := &testkit.LogsSink{Answer: d.record}
 	tel := componenttestTelemetry(t)
 	startWith(t, tel.settings(), cfg, s, nil)
 
@@ -105,10 +108,10 @@ func TestMergeQuietFileDelaysAtMostTheWindow(t *testing.T) {
 	for i := 1; i <= 5; i++ {
 		line := stamped(time.Duration(1+i)*time.Second, fmt.Sprintf("busy %d", i))
 		written[line] = time.Now()
-		appendFile(t, busy, line+"\n")
-		time.Sleep(40 * time.Millisecond)
+		testkit.AppendFile(t, busy, line+"\n")
+		time.Sleep(40 * time.Millisecond) // paces the writer: the test measures each line's delay
 	}
-	require.Eventually(t, func() bool { return len(d.order()) == 7 }, 5*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return len(d.order()) == 7 }, testkit.Timeout, 5*time.Millisecond)
 	got := d.order()
 	assert.True(t, slices.IsSorted(got), "ordered: %q", got)
 	// Held for the window, plus a poll interval and a batch timeout of slack (and the
@@ -133,22 +136,22 @@ func TestMergeLateStarterAndBackwardsFile(t *testing.T) {
 	for i := range 4 {
 		lines = append(lines, stamped(time.Duration(10+i)*time.Second, "a"))
 	}
-	writeFile(t, a, strings.Join(lines, "\n")+"\n")
-	writeFile(t, b, stamped(20*time.Second, "b")+"\n")
+	testkit.WriteFile(t, a, strings.Join(lines, "\n")+"\n")
+	testkit.WriteFile(t, b, stamped(20*time.Second, "b")+"\n")
 	cfg := mergeConfig(dir, 50*time.Millisecond)
-	s := &sink{}
+	s := &testkit.LogsSink{}
 	tel := componenttestTelemetry(t)
 	startWith(t, tel.settings(), cfg, s, nil)
-	s.waitBodies(t, 5)
+	s.WaitForBodies(t, 5)
 
 	late := filepath.Join(dir, "late.log")
-	writeFile(t, late, stamped(time.Second, "late starter")+"\n")
-	assert.Contains(t, s.waitBodies(t, 6), stamped(time.Second, "late starter"))
-	appendFile(t, a, stamped(5*time.Second, "a goes back")+"\n")
-	assert.Contains(t, s.waitBodies(t, 7), stamped(5*time.Second, "a goes back"))
+	testkit.WriteFile(t, late, stamped(time.Second, "late starter")+"\n")
+	assert.Contains(t, s.WaitForBodies(t, 6), stamped(time.Second, "late starter"))
+	testkit.AppendFile(t, a, stamped(5*time.Second, "a goes back")+"\n")
+	assert.Contains(t, s.WaitForBodies(t, 7), stamped(5*time.Second, "a goes back"))
 	tel.waitSum(t, "otelcol_receiver_mergelog_entries_late", 2)
 
-	got := s.bodies()
+	got := s.Bodies()
 	assert.Len(t, got, 7, "nothing lost, nothing twice")
 	assert.True(t, slices.IsSorted(got[:5]), "what came together is ordered: %q", got[:5])
 }
@@ -156,15 +159,15 @@ func TestMergeLateStarterAndBackwardsFile(t *testing.T) {
 // Entries without a timestamp stay next to the entry before them in their file.
 func TestMergeUntimedEntriesFollowTheirPredecessor(t *testing.T) {
 	dir := t.TempDir()
-	writeGzip(t, filepath.Join(dir, "a.log.gz"), []byte(stamped(time.Second, "a1")+"\nno time a\n"+stamped(3*time.Second, "a3")+"\n"))
-	writeGzip(t, filepath.Join(dir, "b.log.gz"), []byte(stamped(2*time.Second, "b2")+"\n"))
+	testkit.WriteFile(t, filepath.Join(dir, "a.log.gz"), testkit.Compress(t, testkit.Gzip, []byte(stamped(time.Second, "a1")+"\nno time a\n"+stamped(3*time.Second, "a3")+"\n")))
+	testkit.WriteFile(t, filepath.Join(dir, "b.log.gz"), testkit.Compress(t, testkit.Gzip, []byte(stamped(2*time.Second, "b2")+"\n")))
 	cfg := mergeConfig(dir, time.Hour)
 	cfg.Include = []string{filepath.Join(dir, "*.gz")}
-	s := &sink{}
+	s := &testkit.LogsSink{}
 	startReceiver(t, cfg, s, nil)
 	assert.Equal(t, []string{
 		stamped(time.Second, "a1"), "no time a", stamped(2*time.Second, "b2"), stamped(3*time.Second, "a3"),
-	}, s.waitBodies(t, 4))
+	}, s.WaitForBodies(t, 4))
 }
 
 // Live files with a backlog, held back by max_held_per_file across polls, are read to their
@@ -182,13 +185,13 @@ func TestMergeLiveBacklogIsReadToTheEnd(t *testing.T) {
 			b.WriteString(line + "\n")
 			all = append(all, line)
 		}
-		writeFile(t, filepath.Join(dir, fmt.Sprintf("f%d.log", f)), b.String())
+		testkit.WriteFile(t, filepath.Join(dir, fmt.Sprintf("f%d.log", f)), b.String())
 	}
 	cfg := mergeConfig(dir, 20*time.Millisecond)
 	cfg.Merge.MaxHeldPerFile = 500
-	s := &sink{}
+	s := &testkit.LogsSink{}
 	startReceiver(t, cfg, s, nil)
-	assertSameLines(t, all, s.waitBodies(t, files*lines))
+	assertSameLines(t, all, s.WaitForBodies(t, files*lines))
 }
 
 // Seven live files written while they are read, in uneven chunks that often end mid-line, with
@@ -207,13 +210,13 @@ func TestMergeLiveFilesWrittenWhileReadDeliverEverything(t *testing.T) {
 			all = append(all, line)
 		}
 		texts[f] = b.String()
-		writeFile(t, filepath.Join(dir, fmt.Sprintf("f%d.log", f)), "")
+		testkit.WriteFile(t, filepath.Join(dir, fmt.Sprintf("f%d.log", f)), "")
 	}
 	cfg := mergeConfig(dir, 30*time.Millisecond)
 	cfg.Merge.MaxHeldPerFile = 50
 	cfg.Batch.MaxRecords = 300
 	cfg.ForceFlushPeriod = time.Hour // a line cut by a chunk may wait long for its end on a busy machine
-	s := &sink{}
+	s := &testkit.LogsSink{}
 	startReceiver(t, cfg, s, nil)
 	offsets := make([]int, files)
 	for done := 0; done < files; {
@@ -224,12 +227,12 @@ func TestMergeLiveFilesWrittenWhileReadDeliverEverything(t *testing.T) {
 				done++
 				continue
 			}
-			appendFile(t, filepath.Join(dir, fmt.Sprintf("f%d.log", f)), texts[f][offsets[f]:offsets[f]+n])
+			testkit.AppendFile(t, filepath.Join(dir, fmt.Sprintf("f%d.log", f)), texts[f][offsets[f]:offsets[f]+n])
 			offsets[f] += n
 		}
-		time.Sleep(time.Duration(rng.IntN(3)) * time.Millisecond)
+		time.Sleep(time.Duration(rng.IntN(3)) * time.Millisecond) // paces the writer: chunks land between polls
 	}
-	assertSameLines(t, all, s.waitBodies(t, files*lines))
-	time.Sleep(100 * time.Millisecond)
-	assert.Len(t, s.bodies(), files*lines, "nothing twice")
+	assertSameLines(t, all, s.WaitForBodies(t, files*lines))
+	s.AssertNoMoreThan(t, files*lines, settle, "nothing twice")
+	assert.Len(t, s.Bodies(), files*lines, "nothing twice")
 }

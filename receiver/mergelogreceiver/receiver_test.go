@@ -1,6 +1,7 @@
 package mergelogreceiver
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,13 +15,14 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/metadata"
 )
 
 func TestRecordsAndAttributes(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "app.log")
-	writeFile(t, path, "first line\n  second line  \n\nthird line\n")
+	testkit.WriteFile(t, path, "first line\n  second line  \n\nthird line\n")
 	link := filepath.Join(dir, "link.log")
 	require.NoError(t, os.Symlink(path, link))
 	cfg := testConfig(dir)
@@ -31,15 +33,15 @@ func TestRecordsAndAttributes(t *testing.T) {
 	cfg.IncludeFileRecordNumber = true
 	cfg.Attributes = map[string]string{"team": "payments"}
 	cfg.Resource = map[string]string{"service.name": "checkout"}
-	s := &sink{}
+	s := &testkit.LogsSink{}
 	before := time.Now()
 	startReceiver(t, cfg, s, nil)
 
 	// Whitespace is trimmed and the empty line dropped, but numbered, as file_log does.
-	assert.Equal(t, []string{"first line", "second line", "third line"}, s.waitBodies(t, 3))
+	assert.Equal(t, []string{"first line", "second line", "third line"}, s.WaitForBodies(t, 3))
 	resolved, err := filepath.EvalSymlinks(path)
 	require.NoError(t, err)
-	for i, lr := range s.records() {
+	for i, lr := range s.Records() {
 		assert.Equal(t, map[string]any{
 			"log.file.name":          "link.log",
 			"log.file.path":          link,
@@ -51,20 +53,20 @@ func TestRecordsAndAttributes(t *testing.T) {
 		assert.Equal(t, pcommon.Timestamp(0), lr.Timestamp(), "no timestamp section")
 		assert.GreaterOrEqual(t, lr.ObservedTimestamp().AsTime(), before)
 	}
-	rl := s.batches[0].ResourceLogs().At(0)
+	rl := s.Batches()[0].ResourceLogs().At(0)
 	assert.Equal(t, map[string]any{"service.name": "checkout"}, rl.Resource().Attributes().AsRaw())
 	assert.Equal(t, metadata.ScopeName, rl.ScopeLogs().At(0).Scope().Name())
 }
 
 func TestDefaultAttributesAndWhitespace(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "a.log"), "  padded \t\n")
+	testkit.WriteFile(t, filepath.Join(dir, "a.log"), "  padded \t\n")
 	cfg := testConfig(dir)
 	cfg.PreserveLeadingWhitespaces = true
-	s := &sink{}
+	s := &testkit.LogsSink{}
 	startReceiver(t, cfg, s, nil)
-	assert.Equal(t, []string{"  padded"}, s.waitBodies(t, 1))
-	assert.Equal(t, map[string]any{"log.file.name": "a.log"}, s.records()[0].Attributes().AsRaw())
+	assert.Equal(t, []string{"  padded"}, s.WaitForBodies(t, 1))
+	assert.Equal(t, map[string]any{"log.file.name": "a.log"}, s.Records()[0].Attributes().AsRaw())
 }
 
 func TestEncodings(t *testing.T) {
@@ -78,13 +80,13 @@ func TestEncodings(t *testing.T) {
 	} {
 		t.Run(tc.encoding, func(t *testing.T) {
 			dir := t.TempDir()
-			writeFile(t, filepath.Join(dir, "a.log"), "bad \xff byte\n")
+			testkit.WriteFile(t, filepath.Join(dir, "a.log"), "bad \xff byte\n")
 			cfg := testConfig(dir)
 			cfg.Encoding = Encoding(tc.encoding)
-			s := &sink{}
+			s := &testkit.LogsSink{}
 			startReceiver(t, cfg, s, nil)
-			s.waitBodies(t, 1)
-			body := s.records()[0].Body()
+			s.WaitForBodies(t, 1)
+			body := s.Records()[0].Body()
 			if b, ok := tc.want.([]byte); ok {
 				assert.Equal(t, pcommon.ValueTypeBytes, body.Type())
 				assert.Equal(t, b, body.Bytes().AsRaw())
@@ -99,14 +101,14 @@ func TestEncodings(t *testing.T) {
 func TestForceFlushEmitsPartialLine(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "a.log")
-	writeFile(t, path, "complete\npartial")
+	testkit.WriteFile(t, path, "complete\npartial")
 	cfg := testConfig(dir)
-	s := &sink{}
+	s := &testkit.LogsSink{}
 	startReceiver(t, cfg, s, nil)
-	assert.Equal(t, []string{"complete", "partial"}, s.waitBodies(t, 2))
+	assert.Equal(t, []string{"complete", "partial"}, s.WaitForBodies(t, 2))
 	// The rest of a flushed line is read as a new line, as in file_log.
-	appendFile(t, path, " rest\nnext\n")
-	assert.Equal(t, []string{"complete", "partial", "rest", "next"}, s.waitBodies(t, 4))
+	testkit.AppendFile(t, path, " rest\nnext\n")
+	assert.Equal(t, []string{"complete", "partial", "rest", "next"}, s.WaitForBodies(t, 4))
 }
 
 func TestMaxLogSize(t *testing.T) {
@@ -124,16 +126,16 @@ func TestMaxLogSize(t *testing.T) {
 	} {
 		t.Run(tc.behavior+"/"+tc.pattern, func(t *testing.T) {
 			dir := t.TempDir()
-			writeFile(t, filepath.Join(dir, "a.log"), "short\n"+long+"\nafter\n")
+			testkit.WriteFile(t, filepath.Join(dir, "a.log"), "short\n"+long+"\nafter\n")
 			cfg := testConfig(dir)
 			cfg.MaxLogSize = 10
 			cfg.MaxLogSizeBehavior = LogSizeBehavior(tc.behavior)
 			cfg.Multiline.LineStartPattern = tc.pattern
-			s := &sink{}
+			s := &testkit.LogsSink{}
 			startReceiver(t, cfg, s, nil)
-			assert.Equal(t, tc.want, s.waitBodies(t, len(tc.want)))
-			time.Sleep(50 * time.Millisecond)
-			assert.Equal(t, tc.want, s.bodies(), "nothing more")
+			assert.Equal(t, tc.want, s.WaitForBodies(t, len(tc.want)))
+			s.AssertNoMoreThan(t, len(tc.want), settle, "nothing more")
+			assert.Equal(t, tc.want, s.Bodies(), "nothing more")
 		})
 	}
 }
@@ -204,31 +206,31 @@ func TestMultilineModes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeFile(t, filepath.Join(dir, "a.log"), tc.input)
+			testkit.WriteFile(t, filepath.Join(dir, "a.log"), tc.input)
 			cfg := testConfig(dir)
 			cfg.Multiline = MultilineConfig{
 				LineStartPattern: tc.start, LineContinuePattern: tc.cont, LineEndPattern: tc.end,
 				OmitPattern: tc.omit, MaxLines: tc.maxLines,
 			}
-			s := &sink{}
+			s := &testkit.LogsSink{}
 			startReceiver(t, cfg, s, nil)
 			// The last entry of the start modes waits for force_flush_period.
-			assert.Equal(t, tc.want, s.waitBodies(t, len(tc.want)))
+			assert.Equal(t, tc.want, s.WaitForBodies(t, len(tc.want)))
 		})
 	}
 }
 
 func TestTimestamps(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "a.log"),
+	testkit.WriteFile(t, filepath.Join(dir, "a.log"),
 		"2024-03-01T10:00:00.5Z first\nno time here\n2024-03-01 12:00:00+02:00 third\n")
 	cfg := testConfig(dir)
 	cfg.Timestamp = &TimestampConfig{Format: "rfc3339"}
 	tel := componenttestTelemetry(t)
-	s := &sink{}
+	s := &testkit.LogsSink{}
 	startWith(t, tel.settings(), cfg, s, nil)
-	s.waitBodies(t, 3)
-	recs := s.records()
+	s.WaitForBodies(t, 3)
+	recs := s.Records()
 	assert.Equal(t, time.Date(2024, 3, 1, 10, 0, 0, 5e8, time.UTC), recs[0].Timestamp().AsTime())
 	assert.Equal(t, pcommon.Timestamp(0), recs[1].Timestamp())
 	assert.Equal(t, time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC), recs[2].Timestamp().AsTime())
@@ -243,16 +245,16 @@ func TestManyFilesAndBatchBounds(t *testing.T) {
 		for i := range lines {
 			fmt.Fprintf(&b, "file %d line %d\n", f, i)
 		}
-		writeFile(t, filepath.Join(dir, fmt.Sprintf("f%d.log", f)), b.String())
+		testkit.WriteFile(t, filepath.Join(dir, fmt.Sprintf("f%d.log", f)), b.String())
 	}
 	cfg := testConfig(dir)
 	cfg.Batch.MaxRecords = 64
 	cfg.Batch.MaxBytes = 1000
-	s := &sink{}
+	s := &testkit.LogsSink{}
 	startReceiver(t, cfg, s, nil)
-	got := s.waitBodies(t, files*lines)
+	got := s.WaitForBodies(t, files*lines)
 	assertSameLines(t, expectedLines(files, lines), got)
-	for _, ld := range s.batches {
+	for _, ld := range s.Batches() {
 		assert.LessOrEqual(t, ld.LogRecordCount(), 64)
 	}
 }
@@ -274,14 +276,14 @@ func TestLongRoundsReadEveryFileInTurn(t *testing.T) {
 	dir := t.TempDir()
 	const files, lines = 8, 20000 // about 600 kB a file: a few chunks each
 	for i := range files {
-		writeFile(t, filepath.Join(dir, fmt.Sprintf("f%d.log", i)), text(tagged(fmt.Sprintf("f%d %s", i, strings.Repeat("x", 20)), 0, lines)))
+		testkit.WriteFile(t, filepath.Join(dir, fmt.Sprintf("f%d.log", i)), testkit.Text(testkit.Lines(fmt.Sprintf("f%d %s", i, strings.Repeat("x", 20)), 0, lines)))
 	}
 	cfg := testConfig(dir)
 	cfg.PollInterval = time.Microsecond // every file's chunk outlasts it
 	var mu sync.Mutex
 	started := map[string]bool{} // files with records delivered before f0 was done
 	var f0done bool
-	s := &sink{decide: func(_ int, ld plog.Logs) error {
+	s := &testkit.LogsSink{Answer: func(_ context.Context, _ int, ld plog.Logs) error {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, rl := range ld.ResourceLogs().All() {
@@ -300,7 +302,7 @@ func TestLongRoundsReadEveryFileInTurn(t *testing.T) {
 		return nil
 	}}
 	startReceiver(t, cfg, s, nil)
-	s.waitBodies(t, files*lines)
+	s.WaitForBodies(t, files*lines)
 	mu.Lock()
 	defer mu.Unlock()
 	assert.Len(t, started, files, "files read before the first was read to its end: %v", started)
