@@ -153,7 +153,7 @@ func TestConfigEnvironment(t *testing.T) {
 // goMemLimit parses a GOMEMLIMIT value (bytes, with an optional B, KiB, MiB, GiB or TiB).
 func goMemLimit(t *testing.T, s string) int64 {
 	t.Helper()
-	m := regexp.MustCompile(`^([0-9]+)(B|KiB|MiB|GiB|TiB)?$`).FindStringSubmatch(s)
+	m := regexp.MustCompile(`^(\d+)(B|KiB|MiB|GiB|TiB)?$`).FindStringSubmatch(s)
 	if m == nil {
 		t.Fatalf("GOMEMLIMIT %q: not a size", s)
 	}
