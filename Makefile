@@ -5,11 +5,17 @@ BUILD     := _build
 COLLECTOR := $(BUILD)/otelcol-mergelog
 OCB_VER   := v0.165.0
 OCB       := $(BUILD)/bin/builder
+# golangci-lint, pinned and built once into _build/bin (v2.15.0 is built with and supports Go 1.26).
+GOLANGCI_LINT_VER := v2.15.0
+GOLANGCI_LINT     := $(BUILD)/bin/golangci-lint-$(GOLANGCI_LINT_VER)
+GOVULNCHECK_VER   := v1.9.0
+# The three modules: the distribution's, the benchmarks', the Kubernetes manifests' checker.
+MODULES   := . bench deploy/kubernetes/validate
 # Inputs of the distribution: our Go sources (not tests, not the nested modules) and the manifest.
 SOURCES   := $(shell find . \( -path ./_build -o -path ./bench -o -path ./deploy -o -path ./e2e \) -prune \
 	-o -name '*.go' ! -name '*_test.go' -print) go.mod go.sum builder-config.yaml
 
-.PHONY: run otelcol test unit e2e validate k8s bench bench-mergelog lint fuzz fuzz-ci clean
+.PHONY: run otelcol test unit e2e validate k8s bench bench-mergelog lint vuln fuzz fuzz-ci clean
 
 run: $(COLLECTOR)
 	./scripts/run-sample.sh $(COLLECTOR) configs/run.yaml
@@ -18,6 +24,13 @@ otelcol: $(COLLECTOR)
 
 $(OCB):
 	GOBIN=$(abspath $(BUILD)/bin) $(GO) install go.opentelemetry.io/collector/cmd/builder@$(OCB_VER)
+
+# Installed under a versioned name, so that changing GOLANGCI_LINT_VER builds the new one.
+$(GOLANGCI_LINT):
+	@mkdir -p $(BUILD)/tmp-golangci-lint
+	GOBIN=$(abspath $(BUILD)/tmp-golangci-lint) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VER)
+	mv $(BUILD)/tmp-golangci-lint/golangci-lint $@
+	@rmdir $(BUILD)/tmp-golangci-lint
 
 $(COLLECTOR): $(OCB) $(SOURCES)
 	$(OCB) --config builder-config.yaml
@@ -66,11 +79,32 @@ fuzz:
 fuzz-ci:
 	FUZZTIME=10000x ./scripts/fuzz.sh
 
-lint:
+# gofmt; go vet and golangci-lint (.golangci.yml) on every module; go.mod/go.sum tidy in every
+# module; the main module's non-test code builds and vets for Windows and macOS too (tests may be
+# Linux-only; `go vet` always takes the test files, so the vet there is golangci-lint's govet with
+# --tests=false).
+lint: $(GOLANGCI_LINT)
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 		if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
-	$(GO) vet ./...
-	cd deploy/kubernetes/validate && $(GO) vet ./...
+	@set -e; for m in $(MODULES); do \
+		echo "== $$m: go vet, go mod tidy -diff, golangci-lint"; \
+		(cd $$m && $(GO) vet ./... && $(GO) mod tidy -diff && \
+			$(abspath $(GOLANGCI_LINT)) run --config $(abspath .golangci.yml) ./...); \
+	done
+	@set -e; for os in windows darwin; do \
+		echo "== GOOS=$$os: go build, vet (non-test code)"; \
+		GOOS=$$os $(GO) build ./... && \
+			GOOS=$$os $(abspath $(GOLANGCI_LINT)) run --config $(abspath .golangci.yml) \
+				--tests=false --enable-only govet ./...; \
+	done
+
+# Known vulnerabilities in the modules' dependencies and the code that reaches them. Needs the
+# vulnerability database (vuln.go.dev), so it is not part of `make lint`.
+vuln:
+	@set -e; for m in $(MODULES); do \
+		echo "== $$m: govulncheck"; \
+		(cd $$m && $(GO) run golang.org/x/vuln/cmd/govulncheck@$(GOVULNCHECK_VER) ./...); \
+	done
 
 clean:
 	rm -rf $(BUILD)
