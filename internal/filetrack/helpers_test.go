@@ -1,8 +1,6 @@
 package filetrack
 
 import (
-	"bytes"
-	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
@@ -11,12 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/zstd"
-	"github.com/ulikunitz/xz"
 	"go.uber.org/goleak"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -181,42 +179,13 @@ func (h *harness) warnings(s string) int {
 // lines returns numbered lines tag-from … tag-(to-1), padded so that a few
 // of them pass the fingerprint size.
 func lines(tag string, from, to int) []string {
-	var ls []string
-	for i := from; i < to; i++ {
-		ls = append(ls, fmt.Sprintf("%s %06d the quick brown fox jumps over the lazy dog", tag, i))
-	}
-	return ls
+	return testkit.LinesOf(from, to, func(i int) string {
+		return fmt.Sprintf("%s %06d the quick brown fox jumps over the lazy dog", tag, i)
+	})
 }
 
-func text(ls []string) []byte {
-	var b bytes.Buffer
-	for _, l := range ls {
-		b.WriteString(l)
-		b.WriteByte('\n')
-	}
-	return b.Bytes()
-}
-
-func write(t *testing.T, path string, data []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func appendTo(t *testing.T, path string, data []byte) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
+// text is lines as file content, as bytes to append to.
+func text(ls []string) []byte { return []byte(testkit.Text(ls)) }
 
 func readFile(t *testing.T, path string) []byte {
 	t.Helper()
@@ -234,39 +203,21 @@ func must(t *testing.T, err error) {
 	}
 }
 
-// compressors writes the formats the tracker reads.
+// compressors are the formats the tests rotate files to.
 var compressors = []struct {
-	ext  string
-	pack func(t *testing.T, data []byte) []byte
+	ext    string
+	format testkit.Format
 }{
-	{".gz", func(t *testing.T, data []byte) []byte {
-		var b bytes.Buffer
-		w := gzip.NewWriter(&b)
-		w.Write(data)
-		must(t, w.Close())
-		return b.Bytes()
-	}},
-	{".zst", func(t *testing.T, data []byte) []byte {
-		w, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
-		must(t, err)
-		defer w.Close()
-		return w.EncodeAll(data, nil)
-	}},
-	{".xz", func(t *testing.T, data []byte) []byte {
-		var b bytes.Buffer
-		w, err := xz.NewWriter(&b)
-		must(t, err)
-		w.Write(data)
-		must(t, w.Close())
-		return b.Bytes()
-	}},
+	{".gz", testkit.Gzip},
+	{".zst", testkit.Zstd},
+	{".xz", testkit.Xz},
 }
 
 // compress rotates path to path+ext the way logrotate does: write the
 // compressed file, then delete the original.
-func compress(t *testing.T, path, ext string, pack func(*testing.T, []byte) []byte) {
+func compress(t *testing.T, path, ext string, format testkit.Format) {
 	t.Helper()
-	write(t, path+ext, pack(t, readFile(t, path)))
+	testkit.WriteFile(t, path+ext, testkit.Compress(t, format, readFile(t, path)))
 	must(t, os.Remove(path))
 }
 

@@ -16,12 +16,13 @@ import (
 
 	"github.com/mergelog/otelcol-mergelog/internal/decompress"
 	"github.com/mergelog/otelcol-mergelog/internal/filetrack/checkpoint"
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 )
 
 func TestReadAndTail(t *testing.T) {
 	h := newHarness(t, Options{StartAtBeginning: true})
 	p := h.path("app.log")
-	write(t, p, text(lines("a", 0, 50)))
+	testkit.WriteFile(t, p, text(lines("a", 0, 50)))
 	files := h.round()
 	if len(files) != 1 {
 		t.Fatalf("Poll returned %d files, want 1", len(files))
@@ -33,13 +34,13 @@ func TestReadAndTail(t *testing.T) {
 	h.expect(lines("a", 0, 50))
 
 	// A line being written stays partial until its newline comes.
-	appendTo(t, p, []byte("a 000050 half"))
+	testkit.AppendFile(t, p, []byte("a 000050 half"))
 	h.round()
 	h.expect(lines("a", 0, 50))
 	if tail, end := f.Partial(); string(tail) != "a 000050 half" || end != int64(len(text(lines("a", 0, 50))))+13 {
 		t.Fatalf("Partial = %q, %d", tail, end)
 	}
-	appendTo(t, p, []byte(" done\n"))
+	testkit.AppendFile(t, p, []byte(" done\n"))
 	h.round()
 	h.expect(lines("a", 0, 50), []string{"a 000050 half done"})
 
@@ -55,7 +56,7 @@ func TestReadAndTail(t *testing.T) {
 func TestConsumePartial(t *testing.T) {
 	h := newHarness(t, Options{StartAtBeginning: true})
 	p := h.path("app.log")
-	write(t, p, []byte("one\ntwo"))
+	testkit.WriteFile(t, p, []byte("one\ntwo"))
 	f := h.round()[0]
 	tail, end := f.Partial()
 	if string(tail) != "two" || end != 7 {
@@ -65,7 +66,7 @@ func TestConsumePartial(t *testing.T) {
 	h.lines[f.ID()] = append(h.lines[f.ID()], string(tail))
 	f.ConsumePartial()
 	h.tr.Commit(f.ID(), end, 0)
-	appendTo(t, p, []byte("-more\nthree\n"))
+	testkit.AppendFile(t, p, []byte("-more\nthree\n"))
 	h.round()
 	h.expect([]string{"one", "two", "-more", "three"})
 }
@@ -73,14 +74,14 @@ func TestConsumePartial(t *testing.T) {
 func TestStartAtEnd(t *testing.T) {
 	h := newHarness(t, Options{})
 	old := h.path("old.log")
-	write(t, old, append(text(lines("old", 0, 40)), "old 000040 being wri"...))
+	testkit.WriteFile(t, old, append(text(lines("old", 0, 40)), "old 000040 being wri"...))
 	gz := h.path("old.log.1.gz")
-	write(t, gz, compressors[0].pack(t, text(lines("gz", 0, 40))))
+	testkit.WriteFile(t, gz, testkit.Compress(t, testkit.Gzip, text(lines("gz", 0, 40))))
 	h.round()
 	h.expect() // nothing existing is read, and the partial line waits
-	appendTo(t, old, []byte("tten\n"))
+	testkit.AppendFile(t, old, []byte("tten\n"))
 	later := h.path("later.log")
-	write(t, later, text(lines("later", 0, 5))) // found after the first poll: from 0
+	testkit.WriteFile(t, later, text(lines("later", 0, 5))) // found after the first poll: from 0
 	h.round()
 	h.expect([]string{"old 000040 being written"}, lines("later", 0, 5))
 }
@@ -88,18 +89,18 @@ func TestStartAtEnd(t *testing.T) {
 func TestEmptyFileNotTracked(t *testing.T) {
 	h := newHarness(t, Options{StartAtBeginning: true})
 	p := h.path("empty.log")
-	write(t, p, nil)
+	testkit.WriteFile(t, p, "")
 	if files := h.round(); len(files) != 0 || h.tr.Stats().FilesTracked != 0 {
 		t.Fatalf("empty file tracked: %d files", len(files))
 	}
-	appendTo(t, p, text(lines("e", 0, 3)))
+	testkit.AppendFile(t, p, text(lines("e", 0, 3)))
 	h.round()
 	h.expect(lines("e", 0, 3))
 }
 
 func TestMaxLineSize(t *testing.T) {
 	h := newHarness(t, Options{StartAtBeginning: true, MaxLineSize: 10})
-	write(t, h.path("long.log"), []byte("0123456789abcdefghij-tail\nshort\n"))
+	testkit.WriteFile(t, h.path("long.log"), []byte("0123456789abcdefghij-tail\nshort\n"))
 	f := h.tr.Poll()[0]
 	var pieces []string
 	var splits []bool
@@ -124,11 +125,11 @@ func TestExclude(t *testing.T) {
 		Exclude:          []string{filepath.Join(h.dir, "skip*")},
 		StartAtBeginning: true, ExcludeOlderThan: time.Hour,
 	})
-	write(t, h.path("a.log"), text(lines("a", 0, 3)))
-	write(t, h.path("skip.log"), text(lines("skip", 0, 3)))
-	write(t, h.path("a.txt"), text(lines("txt", 0, 3)))
+	testkit.WriteFile(t, h.path("a.log"), text(lines("a", 0, 3)))
+	testkit.WriteFile(t, h.path("skip.log"), text(lines("skip", 0, 3)))
+	testkit.WriteFile(t, h.path("a.txt"), text(lines("txt", 0, 3)))
 	stale := h.path("stale.log")
-	write(t, stale, text(lines("stale", 0, 3)))
+	testkit.WriteFile(t, stale, text(lines("stale", 0, 3)))
 	must(t, os.Chtimes(stale, time.Now().Add(-2*time.Hour), time.Now().Add(-2*time.Hour)))
 	h.round()
 	h.expect(lines("a", 0, 3))
@@ -144,15 +145,15 @@ func TestRotateMoveCreate(t *testing.T) {
 			h := newHarness(t, Options{StartAtBeginning: true})
 			h.start(Options{Include: []string{filepath.Join(h.dir, "app.log*")}, StartAtBeginning: true})
 			p := h.path("app.log")
-			write(t, p, text(lines("one", 0, 100)))
+			testkit.WriteFile(t, p, text(lines("one", 0, 100)))
 			h.round()
-			appendTo(t, p, text(lines("one", 100, 120))) // not read before the rotation
+			testkit.AppendFile(t, p, text(lines("one", 100, 120))) // not read before the rotation
 			rotated := h.path("app.log.1")
 			if !within {
 				rotated = h.path("old-app.log.1")
 			}
 			must(t, os.Rename(p, rotated))
-			write(t, p, text(lines("two", 0, 10)))
+			testkit.WriteFile(t, p, text(lines("two", 0, 10)))
 			files := h.round()
 			h.expect(lines("one", 0, 120), lines("two", 0, 10))
 			one, two := h.ids("one"), h.ids("two")
@@ -188,17 +189,17 @@ func TestRotateCopyTruncate(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			h := newHarness(t, Options{StartAtBeginning: true})
 			p, c := h.path("app.log"), h.path("app.log.1")
-			write(t, p, text(lines("one", 0, 100)))
+			testkit.WriteFile(t, p, text(lines("one", 0, 100)))
 			h.round()
-			appendTo(t, p, text(lines("one", 100, 110))) // written after our read, before the copy
-			write(t, c, readFile(t, p))
+			testkit.AppendFile(t, p, text(lines("one", 100, 110))) // written after our read, before the copy
+			testkit.WriteFile(t, c, readFile(t, p))
 			if early {
 				h.round() // sees the copy while the original is intact: a shadow
-				appendTo(t, p, text(lines("one", 110, 115)))
-				write(t, c, readFile(t, p)) // the copy is taken again, fuller
+				testkit.AppendFile(t, p, text(lines("one", 110, 115)))
+				testkit.WriteFile(t, c, readFile(t, p)) // the copy is taken again, fuller
 			}
 			must(t, os.Truncate(p, 0))
-			appendTo(t, p, text(lines("two", 0, 5)))
+			testkit.AppendFile(t, p, text(lines("two", 0, 5)))
 			h.rounds(3)
 			want := lines("one", 0, 110)
 			if early {
@@ -221,11 +222,11 @@ func TestCopyTruncateSameHeader(t *testing.T) {
 	h := newHarness(t, Options{StartAtBeginning: true, FingerprintSize: 32})
 	p, c := h.path("app.log"), h.path("app.log.1")
 	header := text([]string{"# header line that every file of this app starts with, long"})
-	write(t, p, append(header, text(lines("one", 0, 50))...))
+	testkit.WriteFile(t, p, append(header, text(lines("one", 0, 50))...))
 	h.round()
-	appendTo(t, p, text(lines("one", 50, 60)))
-	write(t, c, readFile(t, p))
-	write(t, p, append(header, text(lines("two", 0, 5))...))
+	testkit.AppendFile(t, p, text(lines("one", 50, 60)))
+	testkit.WriteFile(t, c, readFile(t, p))
+	testkit.WriteFile(t, p, append(header, text(lines("two", 0, 5))...))
 	h.rounds(3)
 	h.expect([]string{string(header[:len(header)-1]), string(header[:len(header)-1])},
 		lines("one", 0, 60), lines("two", 0, 5))
@@ -237,11 +238,11 @@ func TestTruncatedAndRefilled(t *testing.T) {
 	h := newHarness(t, Options{StartAtBeginning: true, FingerprintSize: 32})
 	p, c := h.path("app.log"), h.path("app.log.1")
 	header := text([]string{"# header line that every file of this app starts with"})
-	write(t, p, append(header, text(lines("one", 0, 50))...))
+	testkit.WriteFile(t, p, append(header, text(lines("one", 0, 50))...))
 	h.round()
-	appendTo(t, p, text(lines("one", 50, 60)))
-	write(t, c, readFile(t, p))
-	write(t, p, append(header, text(lines("two", 0, 100))...))
+	testkit.AppendFile(t, p, text(lines("one", 50, 60)))
+	testkit.WriteFile(t, c, readFile(t, p))
+	testkit.WriteFile(t, p, append(header, text(lines("two", 0, 100))...))
 	h.rounds(3)
 	h.expect([]string{string(header[:len(header)-1]), string(header[:len(header)-1])},
 		lines("one", 0, 60), lines("two", 0, 100))
@@ -252,13 +253,13 @@ func TestRotateToCompressed(t *testing.T) {
 		t.Run(z.ext, func(t *testing.T) {
 			h := newHarness(t, Options{StartAtBeginning: true})
 			p, r := h.path("app.log"), h.path("app.log.1")
-			write(t, p, text(lines("one", 0, 200)))
+			testkit.WriteFile(t, p, text(lines("one", 0, 200)))
 			h.round()
-			appendTo(t, p, text(lines("one", 200, 230)))
+			testkit.AppendFile(t, p, text(lines("one", 200, 230)))
 			must(t, os.Rename(p, r))
-			write(t, p, text(lines("two", 0, 5)))
+			testkit.WriteFile(t, p, text(lines("two", 0, 5)))
 			h.round()
-			compress(t, r, z.ext, z.pack)
+			compress(t, r, z.ext, z.format)
 			h.rounds(4)
 			h.expect(lines("one", 0, 230), lines("two", 0, 5))
 			if one := h.ids("one"); len(one) != 1 {
@@ -275,7 +276,7 @@ func TestRotateToCompressedAcrossRestart(t *testing.T) {
 		t.Run(z.ext, func(t *testing.T) {
 			h := newHarness(t, Options{StartAtBeginning: true})
 			p := h.path("app.log")
-			write(t, p, text(lines("one", 0, 100)))
+			testkit.WriteFile(t, p, text(lines("one", 0, 100)))
 			h.round()
 			// Half of what was read is committed, then the collector stops.
 			f := h.tr.files[h.ids("one")[0]]
@@ -283,10 +284,10 @@ func TestRotateToCompressedAcrossRestart(t *testing.T) {
 			h.tr.files[f.id].committed = half
 			cp := h.tr.Checkpoint()
 
-			appendTo(t, p, text(lines("one", 100, 120)))
+			testkit.AppendFile(t, p, text(lines("one", 100, 120)))
 			must(t, os.Rename(p, p+".1"))
-			compress(t, p+".1", z.ext, z.pack)
-			write(t, p, text(lines("two", 0, 5)))
+			compress(t, p+".1", z.ext, z.format)
+			testkit.WriteFile(t, p, text(lines("two", 0, 5)))
 
 			h.start(Options{StartAtBeginning: true})
 			must(t, h.tr.Restore(cp))
@@ -303,19 +304,19 @@ func TestFingerprintCollision(t *testing.T) {
 	header := text(lines("HEADER", 0, 30)) // 1.5 KiB shared by all files
 	t.Run("same poll", func(t *testing.T) {
 		h := newHarness(t, Options{StartAtBeginning: true})
-		write(t, h.path("a.log"), append(header, text(lines("a", 0, 20))...))
-		write(t, h.path("b.log"), append(header, text(lines("b", 0, 30))...))
-		write(t, h.path("c.log"), append(header, text(lines("c", 0, 10))...))
+		testkit.WriteFile(t, h.path("a.log"), append(header, text(lines("a", 0, 20))...))
+		testkit.WriteFile(t, h.path("b.log"), append(header, text(lines("b", 0, 30))...))
+		testkit.WriteFile(t, h.path("c.log"), append(header, text(lines("c", 0, 10))...))
 		h.round() // compared with each other directly: no wait for check points
 		h.expect(lines("HEADER", 0, 30), lines("HEADER", 0, 30), lines("HEADER", 0, 30),
 			lines("a", 0, 20), lines("b", 0, 30), lines("c", 0, 10))
 	})
 	t.Run("later", func(t *testing.T) {
 		h := newHarness(t, Options{StartAtBeginning: true})
-		write(t, h.path("a.log"), append(header, text(lines("a", 0, 20))...))
+		testkit.WriteFile(t, h.path("a.log"), append(header, text(lines("a", 0, 20))...))
 		h.round()
-		write(t, h.path("b.log"), append(header, text(lines("b", 0, 30))...))
-		write(t, h.path("c.log"), append(header, text(lines("c", 0, 10))...)) // shorter than a's offset
+		testkit.WriteFile(t, h.path("b.log"), append(header, text(lines("b", 0, 30))...))
+		testkit.WriteFile(t, h.path("c.log"), append(header, text(lines("c", 0, 10))...)) // shorter than a's offset
 		h.rounds(5)
 		h.expect(lines("HEADER", 0, 30), lines("HEADER", 0, 30), lines("HEADER", 0, 30),
 			lines("a", 0, 20), lines("b", 0, 30), lines("c", 0, 10))
@@ -323,11 +324,11 @@ func TestFingerprintCollision(t *testing.T) {
 	t.Run("after restart", func(t *testing.T) {
 		h := newHarness(t, Options{StartAtBeginning: true})
 		a := h.path("a.log")
-		write(t, a, append(header, text(lines("a", 0, 20))...))
+		testkit.WriteFile(t, a, append(header, text(lines("a", 0, 20))...))
 		h.round()
 		cp := h.tr.Checkpoint()
 		must(t, os.Remove(a))
-		write(t, h.path("b.log"), append(header, text(lines("b", 0, 30))...))
+		testkit.WriteFile(t, h.path("b.log"), append(header, text(lines("b", 0, 30))...))
 		h.start(Options{StartAtBeginning: true})
 		must(t, h.tr.Restore(cp))
 		h.rounds(2)
@@ -336,8 +337,8 @@ func TestFingerprintCollision(t *testing.T) {
 	for _, z := range compressors[:2] {
 		t.Run("compressed "+z.ext, func(t *testing.T) {
 			h := newHarness(t, Options{StartAtBeginning: true})
-			write(t, h.path("a.log"+z.ext), z.pack(t, append(header, text(lines("a", 0, 20))...)))
-			write(t, h.path("b.log"+z.ext), z.pack(t, append(header, text(lines("b", 0, 30))...)))
+			testkit.WriteFile(t, h.path("a.log"+z.ext), testkit.Compress(t, z.format, append(header, text(lines("a", 0, 20))...)))
+			testkit.WriteFile(t, h.path("b.log"+z.ext), testkit.Compress(t, z.format, append(header, text(lines("b", 0, 30))...)))
 			h.rounds(3)
 			h.expect(lines("HEADER", 0, 30), lines("HEADER", 0, 30), lines("a", 0, 20), lines("b", 0, 30))
 		})
@@ -351,9 +352,9 @@ func TestCopyBeingWritten(t *testing.T) {
 	setup := func(t *testing.T) (*harness, []byte) {
 		h := newHarness(t, Options{StartAtBeginning: true})
 		p := h.path("app.log")
-		write(t, p, text(lines("one", 0, 100)))
+		testkit.WriteFile(t, p, text(lines("one", 0, 100)))
 		h.round()
-		appendTo(t, p, text(lines("one", 100, 110)))
+		testkit.AppendFile(t, p, text(lines("one", 100, 110)))
 		full := readFile(t, p)
 		must(t, os.Truncate(p, 0))
 		return h, full
@@ -361,16 +362,16 @@ func TestCopyBeingWritten(t *testing.T) {
 	t.Run("completed", func(t *testing.T) {
 		h, full := setup(t)
 		c := h.path("app.log.1")
-		write(t, c, full[:len(full)/2])
+		testkit.WriteFile(t, c, full[:len(full)/2])
 		h.rounds(2)
 		h.expect(lines("one", 0, 100))
-		write(t, c, full)
+		testkit.WriteFile(t, c, full)
 		h.rounds(2)
 		h.expect(lines("one", 0, 110))
 	})
 	t.Run("never completed", func(t *testing.T) {
 		h, full := setup(t)
-		write(t, h.path("other.log"), full[:2000])
+		testkit.WriteFile(t, h.path("other.log"), full[:2000])
 		h.rounds(settlePolls)
 		h.expect(lines("one", 0, 100))
 		h.round()
@@ -382,10 +383,10 @@ func TestCopyBeingWritten(t *testing.T) {
 func TestTruncated(t *testing.T) {
 	h := newHarness(t, Options{StartAtBeginning: true})
 	p := h.path("app.log")
-	write(t, p, text(lines("one", 0, 100)))
+	testkit.WriteFile(t, p, text(lines("one", 0, 100)))
 	h.round()
 	must(t, os.Truncate(p, 0))
-	appendTo(t, p, text(lines("two", 0, 10)))
+	testkit.AppendFile(t, p, text(lines("two", 0, 10)))
 	h.rounds(2)
 	h.expect(lines("one", 0, 100), lines("two", 0, 10))
 	if st := h.tr.Stats(); st.Truncations != 1 {
@@ -399,19 +400,19 @@ func TestRewrittenInPlace(t *testing.T) {
 	t.Run("while tracked", func(t *testing.T) {
 		h := newHarness(t, Options{StartAtBeginning: true})
 		p := h.path("app.log")
-		write(t, p, text(lines("one", 0, 10)))
+		testkit.WriteFile(t, p, text(lines("one", 0, 10)))
 		h.round()
-		write(t, p, text(lines("two", 0, 40))) // O_TRUNC then longer: same inode
+		testkit.WriteFile(t, p, text(lines("two", 0, 40))) // O_TRUNC then longer: same inode
 		h.rounds(2)
 		h.expect(lines("one", 0, 10), lines("two", 0, 40))
 	})
 	t.Run("across restart", func(t *testing.T) {
 		h := newHarness(t, Options{StartAtBeginning: true})
 		p := h.path("app.log")
-		write(t, p, text(lines("one", 0, 10)))
+		testkit.WriteFile(t, p, text(lines("one", 0, 10)))
 		h.round()
 		cp := h.tr.Checkpoint()
-		write(t, p, text(lines("two", 0, 40)))
+		testkit.WriteFile(t, p, text(lines("two", 0, 40)))
 		h.start(Options{StartAtBeginning: true})
 		must(t, h.tr.Restore(cp))
 		h.rounds(2)
@@ -422,9 +423,9 @@ func TestRewrittenInPlace(t *testing.T) {
 func TestDeletedWhileOpen(t *testing.T) {
 	h := newHarness(t, Options{StartAtBeginning: true})
 	p := h.path("app.log")
-	write(t, p, text(lines("one", 0, 10)))
+	testkit.WriteFile(t, p, text(lines("one", 0, 10)))
 	f := h.round()[0]
-	appendTo(t, p, text(lines("one", 10, 30)))
+	testkit.AppendFile(t, p, text(lines("one", 10, 30)))
 	must(t, os.Remove(p))
 	if files := h.round(); len(files) != 1 || files[0] != f || f.Finished() {
 		t.Fatalf("deleted file not drained: %v", files)
@@ -445,7 +446,7 @@ func TestMovedAwayAndBack(t *testing.T) {
 		t.Run(back, func(t *testing.T) {
 			h := newHarness(t, Options{StartAtBeginning: true})
 			p := h.path("app.log")
-			write(t, p, text(lines("one", 0, 10)))
+			testkit.WriteFile(t, p, text(lines("one", 0, 10)))
 			f := h.round()[0]
 			away := filepath.Join(t.TempDir(), "app.log")
 			must(t, os.Rename(p, away))
@@ -453,7 +454,7 @@ func TestMovedAwayAndBack(t *testing.T) {
 			if !f.Finished() {
 				t.Fatal("a file moved away was not finished once read to its end")
 			}
-			appendTo(t, away, text(lines("one", 10, 20)))
+			testkit.AppendFile(t, away, text(lines("one", 10, 20)))
 			if back == "rename" {
 				must(t, os.Rename(away, p))
 			} else {
@@ -475,15 +476,15 @@ func TestMovedAwayAndBack(t *testing.T) {
 func TestCopyTruncatedThenRotatedAwayUnpolled(t *testing.T) {
 	h := newHarness(t, Options{StartAtBeginning: true})
 	p := h.path("app.log")
-	write(t, p, text(lines("one", 0, 100)))
+	testkit.WriteFile(t, p, text(lines("one", 0, 100)))
 	h.round()
-	appendTo(t, p, text(lines("one", 100, 150)))
-	write(t, p+".1", readFile(t, p)) // copytruncate
+	testkit.AppendFile(t, p, text(lines("one", 100, 150)))
+	testkit.WriteFile(t, p+".1", readFile(t, p)) // copytruncate
 	must(t, os.Truncate(p, 0))
-	appendTo(t, p, text(lines("two", 0, 300)))
+	testkit.AppendFile(t, p, text(lines("two", 0, 300)))
 	must(t, os.Rename(p, p+".2"))
-	compress(t, p+".1", ".gz", compressors[0].pack)
-	compress(t, p+".2", ".gz", compressors[0].pack)
+	compress(t, p+".1", ".gz", testkit.Gzip)
+	compress(t, p+".2", ".gz", testkit.Gzip)
 	h.rounds(3)
 	h.expect(lines("one", 0, 150), lines("two", 0, 300))
 }
@@ -491,8 +492,8 @@ func TestCopyTruncatedThenRotatedAwayUnpolled(t *testing.T) {
 func TestPermissionDenied(t *testing.T) {
 	h := newHarness(t, Options{StartAtBeginning: true})
 	p := h.path("secret.log")
-	write(t, p, text(lines("secret", 0, 5)))
-	write(t, h.path("open.log"), text(lines("open", 0, 5)))
+	testkit.WriteFile(t, p, text(lines("secret", 0, 5)))
+	testkit.WriteFile(t, h.path("open.log"), text(lines("open", 0, 5)))
 	must(t, os.Chmod(p, 0))
 	if os.Geteuid() == 0 {
 		// root reads anyway: deny it the way the kernel would.
@@ -518,13 +519,13 @@ func TestVanishedAndDirectory(t *testing.T) {
 	target := filepath.Join(t.TempDir(), "target.log")
 	must(t, os.Symlink(target, h.path("dangling.log"))) // matched, but its file is gone
 	must(t, os.Mkdir(h.path("dir.log"), 0o755))
-	write(t, h.path("ok.log"), text(lines("ok", 0, 3)))
+	testkit.WriteFile(t, h.path("ok.log"), text(lines("ok", 0, 3)))
 	h.rounds(3)
 	h.expect(lines("ok", 0, 3))
 	if v, d := h.warnings("vanished"), h.warnings("directory"); v != 1 || d != 1 {
 		t.Fatalf("reported vanished %d times, directory %d times; want once each", v, d)
 	}
-	write(t, target, text(lines("back", 0, 3)))
+	testkit.WriteFile(t, target, text(lines("back", 0, 3)))
 	h.round()
 	h.expect(lines("ok", 0, 3), lines("back", 0, 3))
 }
@@ -532,7 +533,7 @@ func TestVanishedAndDirectory(t *testing.T) {
 func TestSymlinkReadOnce(t *testing.T) {
 	h := newHarness(t, Options{StartAtBeginning: true})
 	real := h.path("real.log")
-	write(t, real, text(lines("r", 0, 5)))
+	testkit.WriteFile(t, real, text(lines("r", 0, 5)))
 	must(t, os.Symlink(real, h.path("link.log")))
 	must(t, os.Link(real, h.path("real2.log")))
 	files := h.round()
@@ -543,7 +544,7 @@ func TestSymlinkReadOnce(t *testing.T) {
 	// Its target outside the globs is read through the link.
 	h2 := newHarness(t, Options{StartAtBeginning: true})
 	outside := filepath.Join(t.TempDir(), "outside.log")
-	write(t, outside, text(lines("o", 0, 3)))
+	testkit.WriteFile(t, outside, text(lines("o", 0, 3)))
 	must(t, os.Symlink(outside, h2.path("link.log")))
 	f := h2.round()[0]
 	h2.expect(lines("o", 0, 3))
@@ -564,14 +565,14 @@ func TestMaxConcurrentFiles(t *testing.T) {
 	var want [][]string
 	for i := range n {
 		tag := string(rune('a' + i))
-		write(t, h.path(tag+".log"), text(lines(tag, 0, 10)))
+		testkit.WriteFile(t, h.path(tag+".log"), text(lines(tag, 0, 10)))
 		want = append(want, lines(tag, 0, 10))
 	}
 	for round := range 3 * n / limit {
 		if round%2 == 0 { // the files keep growing while they wait their turn
 			for i := range n {
 				tag := string(rune('a' + i))
-				appendTo(t, h.path(tag+".log"), text(lines(tag, 10+round, 11+round)))
+				testkit.AppendFile(t, h.path(tag+".log"), text(lines(tag, 10+round, 11+round)))
 				want = append(want, lines(tag, 10+round, 11+round))
 			}
 		}
@@ -587,8 +588,8 @@ func TestMaxConcurrentFiles(t *testing.T) {
 func TestCheckpointRoundTrip(t *testing.T) {
 	h := newHarness(t, Options{StartAtBeginning: true})
 	header := text(lines("HEADER", 0, 30))
-	write(t, h.path("a.log"), append(header, text(lines("a", 0, 40))...))
-	write(t, h.path("b.log.gz"), compressors[0].pack(t, text(lines("b", 0, 40))))
+	testkit.WriteFile(t, h.path("a.log"), append(header, text(lines("a", 0, 40))...))
+	testkit.WriteFile(t, h.path("b.log.gz"), testkit.Compress(t, testkit.Gzip, text(lines("b", 0, 40))))
 	h.rounds(2)
 	cp := h.tr.Checkpoint()
 	tr, err := New(Options{Include: []string{h.path("*")}})
@@ -608,11 +609,11 @@ func TestRestartResumesAtCommitted(t *testing.T) {
 	h := newHarness(t, Options{StartAtBeginning: true})
 	h.commit = false
 	p := h.path("app.log")
-	write(t, p, text(lines("a", 0, 100)))
+	testkit.WriteFile(t, p, text(lines("a", 0, 100)))
 	f := h.round()[0]
 	h.tr.Commit(f.ID(), int64(len(text(lines("a", 0, 60)))), 60)
 	cp := h.tr.Checkpoint()
-	appendTo(t, p, text(lines("a", 100, 110)))
+	testkit.AppendFile(t, p, text(lines("a", 100, 110)))
 	h.start(Options{}) // start at the end: restored files still resume
 	must(t, h.tr.Restore(cp))
 	files := h.round()
@@ -627,14 +628,14 @@ func TestRestartResumesAtCommitted(t *testing.T) {
 func TestRestartReadsNewFilesFromStart(t *testing.T) {
 	h := newHarness(t, Options{})
 	p := h.path("app.log")
-	write(t, p, text(lines("old", 0, 10)))
+	testkit.WriteFile(t, p, text(lines("old", 0, 10)))
 	h.round()
-	appendTo(t, p, text(lines("one", 0, 5)))
+	testkit.AppendFile(t, p, text(lines("one", 0, 5)))
 	h.round()
 	cp := h.tr.Checkpoint()
-	appendTo(t, p, text(lines("one", 5, 8)))
+	testkit.AppendFile(t, p, text(lines("one", 5, 8)))
 	must(t, os.Rename(p, p+".1"))
-	write(t, p, text(lines("two", 0, 4)))
+	testkit.WriteFile(t, p, text(lines("two", 0, 4)))
 	h.start(Options{})
 	must(t, h.tr.Restore(cp))
 	h.round()
@@ -709,7 +710,7 @@ func FuzzRestore(f *testing.F) {
 func TestForget(t *testing.T) {
 	h := newHarness(t, Options{StartAtBeginning: true})
 	p := h.path("gone.log")
-	write(t, p, text(lines("g", 0, 5)))
+	testkit.WriteFile(t, p, text(lines("g", 0, 5)))
 	f := h.round()[0]
 	must(t, os.Remove(p))
 	finished := 0
@@ -737,8 +738,8 @@ func TestDeleteAfterRead(t *testing.T) {
 	h := newHarness(t, Options{StartAtBeginning: true, DeleteAfterRead: true})
 	h.commit = false
 	p, z := h.path("plain.log"), h.path("packed.log.gz")
-	write(t, p, text(lines("p", 0, 5)))
-	write(t, z, compressors[0].pack(t, text(lines("z", 0, 5))))
+	testkit.WriteFile(t, p, text(lines("p", 0, 5)))
+	testkit.WriteFile(t, z, testkit.Compress(t, testkit.Gzip, text(lines("z", 0, 5))))
 	h.round()
 	h.round()
 	for _, path := range []string{p, z} {
@@ -763,19 +764,19 @@ func TestDeleteAfterRead(t *testing.T) {
 func TestCompressedCutShort(t *testing.T) {
 	h := newHarness(t, Options{StartAtBeginning: true})
 	z := h.path("app.log.gz")
-	packed := compressors[0].pack(t, text(lines("z", 0, 2000)))
-	write(t, z, packed[:len(packed)/2])
+	packed := testkit.Compress(t, testkit.Gzip, text(lines("z", 0, 2000)))
+	testkit.WriteFile(t, z, packed[:len(packed)/2])
 	h.rounds(2)
 	if len(h.errs) != 0 {
 		t.Fatalf("errors while the file is being written: %v", h.errs)
 	}
-	write(t, z, packed)
+	testkit.WriteFile(t, z, packed)
 	h.rounds(2)
 	h.expect(lines("z", 0, 2000))
 
 	cut := h.path("cut.log.gz")
-	packed = compressors[0].pack(t, text(lines("c", 0, 2000)))
-	write(t, cut, packed[:len(packed)/2])
+	packed = testkit.Compress(t, testkit.Gzip, text(lines("c", 0, 2000)))
+	testkit.WriteFile(t, cut, packed[:len(packed)/2])
 	h.rounds(settlePolls + 3)
 	var errs []error
 	for _, e := range h.errs {
@@ -791,12 +792,12 @@ func TestCompressedCutShort(t *testing.T) {
 
 func TestCorruptCompressed(t *testing.T) {
 	h := newHarness(t, Options{StartAtBeginning: true})
-	packed := compressors[0].pack(t, text(lines("z", 0, 3000)))
+	packed := testkit.Compress(t, testkit.Gzip, text(lines("z", 0, 3000)))
 	for i := len(packed) / 2; i < len(packed)/2+64; i++ {
 		packed[i] ^= 0x55
 	}
-	write(t, h.path("bad.log.gz"), packed)
-	write(t, h.path("good.log"), text(lines("g", 0, 10)))
+	testkit.WriteFile(t, h.path("bad.log.gz"), packed)
+	testkit.WriteFile(t, h.path("good.log"), text(lines("g", 0, 10)))
 	h.rounds(3)
 	var errs []error
 	for _, e := range h.errs {
@@ -831,13 +832,13 @@ func TestNewValidates(t *testing.T) {
 func TestReopenVerifies(t *testing.T) {
 	h := newHarness(t, Options{StartAtBeginning: true, MaxConcurrentFiles: 1})
 	a, b := h.path("a.log"), h.path("b.log")
-	write(t, a, text(lines("a", 0, 10)))
-	write(t, b, text(lines("b", 0, 10)))
+	testkit.WriteFile(t, a, text(lines("a", 0, 10)))
+	testkit.WriteFile(t, b, text(lines("b", 0, 10)))
 	h.rounds(2) // one file per round
 	h.expect(lines("a", 0, 10), lines("b", 0, 10))
-	appendTo(t, b, text(lines("b", 10, 12)))
+	testkit.AppendFile(t, b, text(lines("b", 10, 12)))
 	h.round() // b takes the descriptor from a
-	write(t, a, text(lines("x", 0, 30)))
+	testkit.WriteFile(t, a, text(lines("x", 0, 30)))
 	h.rounds(3)
 	h.expect(lines("a", 0, 10), lines("b", 0, 12), lines("x", 0, 30))
 }
@@ -846,7 +847,7 @@ func TestReopenVerifies(t *testing.T) {
 func TestInodeReused(t *testing.T) {
 	h := newHarness(t, Options{StartAtBeginning: true})
 	a := h.path("a.log")
-	write(t, a, text(lines("a", 0, 10)))
+	testkit.WriteFile(t, a, text(lines("a", 0, 10)))
 	h.round()
 	cp := h.tr.Checkpoint()
 	h.start(Options{StartAtBeginning: true})
@@ -856,7 +857,7 @@ func TestInodeReused(t *testing.T) {
 	must(t, err)
 	must(t, os.Remove(a))
 	b := h.path("b.log")
-	write(t, b, text(lines("b", 0, 30)))
+	testkit.WriteFile(t, b, text(lines("b", 0, 30)))
 	after, err := os.Stat(b)
 	must(t, err)
 	keyAfter, err := keyOf(b, after)
@@ -871,8 +872,8 @@ func TestInodeReused(t *testing.T) {
 
 func TestCorruptHeader(t *testing.T) {
 	h := newHarness(t, Options{StartAtBeginning: true})
-	write(t, h.path("bad.log.gz"), []byte("\x1f\x8bthis is no gzip header at all"))
-	write(t, h.path("good.log"), text(lines("g", 0, 3)))
+	testkit.WriteFile(t, h.path("bad.log.gz"), []byte("\x1f\x8bthis is no gzip header at all"))
+	testkit.WriteFile(t, h.path("good.log"), text(lines("g", 0, 3)))
 	h.rounds(3)
 	h.expect(lines("g", 0, 3))
 	if n := h.warnings("corrupt"); n != 1 {
@@ -897,7 +898,7 @@ func TestConcurrentCommit(t *testing.T) {
 		}
 	}()
 	for i := range 20 {
-		appendTo(t, p, text(lines("c", i*50, i*50+50)))
+		testkit.AppendFile(t, p, text(lines("c", i*50, i*50+50)))
 		for _, f := range h.tr.Poll() {
 			for {
 				_, end, err := f.Next()
