@@ -1,0 +1,136 @@
+package filetrack
+
+import (
+	"os"
+	"testing"
+
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
+)
+
+func TestRotateCopyTruncate(t *testing.T) {
+	for _, early := range []bool{false, true} {
+		name := "copy and truncate between polls"
+		if early {
+			name = "copy seen before the truncation"
+		}
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, Options{StartAtBeginning: true})
+			p, c := h.path("app.log"), h.path("app.log.1")
+			testkit.WriteFile(t, p, text(lines("one", 0, 100)))
+			h.round()
+			testkit.AppendFile(t, p, text(lines("one", 100, 110))) // written after our read, before the copy
+			testkit.WriteFile(t, c, readFile(t, p))
+			if early {
+				h.round() // sees the copy while the original is intact: a shadow
+				testkit.AppendFile(t, p, text(lines("one", 110, 115)))
+				testkit.WriteFile(t, c, readFile(t, p)) // the copy is taken again, fuller
+			}
+			must(t, os.Truncate(p, 0))
+			testkit.AppendFile(t, p, text(lines("two", 0, 5)))
+			h.rounds(3)
+			want := lines("one", 0, 110)
+			if early {
+				want = lines("one", 0, 115)
+			}
+			h.expect(want, lines("two", 0, 5))
+			if one := h.ids("one"); len(one) != 1 {
+				t.Fatalf("the copy was read as another identity: %v", one)
+			}
+			if st := h.tr.Stats(); st.Truncations != 1 {
+				t.Fatalf("stats %+v", st)
+			}
+		})
+	}
+}
+
+// The truncated file starts with the same bytes as before: still a new file,
+// read from 0, and the copy still continues the old one.
+func TestCopyTruncateSameHeader(t *testing.T) {
+	h := newHarness(t, Options{StartAtBeginning: true, FingerprintSize: 32})
+	p, c := h.path("app.log"), h.path("app.log.1")
+	header := text([]string{"# header line that every file of this app starts with, long"})
+	testkit.WriteFile(t, p, append(header, text(lines("one", 0, 50))...))
+	h.round()
+	testkit.AppendFile(t, p, text(lines("one", 50, 60)))
+	testkit.WriteFile(t, c, readFile(t, p))
+	testkit.WriteFile(t, p, append(header, text(lines("two", 0, 5))...))
+	h.rounds(3)
+	h.expect([]string{string(header[:len(header)-1]), string(header[:len(header)-1])},
+		lines("one", 0, 60), lines("two", 0, 5))
+}
+
+// Truncated and refilled past the old offset before the next poll, with the
+// same first bytes: the check point tells.
+func TestTruncatedAndRefilled(t *testing.T) {
+	h := newHarness(t, Options{StartAtBeginning: true, FingerprintSize: 32})
+	p, c := h.path("app.log"), h.path("app.log.1")
+	header := text([]string{"# header line that every file of this app starts with"})
+	testkit.WriteFile(t, p, append(header, text(lines("one", 0, 50))...))
+	h.round()
+	testkit.AppendFile(t, p, text(lines("one", 50, 60)))
+	testkit.WriteFile(t, c, readFile(t, p))
+	testkit.WriteFile(t, p, append(header, text(lines("two", 0, 100))...))
+	h.rounds(3)
+	h.expect([]string{string(header[:len(header)-1]), string(header[:len(header)-1])},
+		lines("one", 0, 60), lines("two", 0, 100))
+}
+
+func TestTruncated(t *testing.T) {
+	h := newHarness(t, Options{StartAtBeginning: true})
+	p := h.path("app.log")
+	testkit.WriteFile(t, p, text(lines("one", 0, 100)))
+	h.round()
+	must(t, os.Truncate(p, 0))
+	testkit.AppendFile(t, p, text(lines("two", 0, 10)))
+	h.rounds(2)
+	h.expect(lines("one", 0, 100), lines("two", 0, 10))
+	if st := h.tr.Stats(); st.Truncations != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+// Same inode, other content: rewritten in place while it was closed, or an
+// inode reused.
+func TestRewrittenInPlace(t *testing.T) {
+	t.Run("while tracked", func(t *testing.T) {
+		h := newHarness(t, Options{StartAtBeginning: true})
+		p := h.path("app.log")
+		testkit.WriteFile(t, p, text(lines("one", 0, 10)))
+		h.round()
+		testkit.WriteFile(t, p, text(lines("two", 0, 40))) // O_TRUNC then longer: same inode
+		h.rounds(2)
+		h.expect(lines("one", 0, 10), lines("two", 0, 40))
+	})
+	t.Run("across restart", func(t *testing.T) {
+		h := newHarness(t, Options{StartAtBeginning: true})
+		p := h.path("app.log")
+		testkit.WriteFile(t, p, text(lines("one", 0, 10)))
+		h.round()
+		cp := h.tr.Checkpoint()
+		testkit.WriteFile(t, p, text(lines("two", 0, 40)))
+		h.start(Options{StartAtBeginning: true})
+		must(t, h.tr.Restore(cp))
+		h.rounds(2)
+		h.expect(lines("two", 0, 40))
+	})
+}
+
+// While no poll ran (the caller held back by backpressure), the file was copytruncated,
+// refilled past what was read, rotated away and compressed, and its copy compressed too. The
+// descriptor still open holds the new stream, not the rest of the old one: the old stream goes
+// on in its copy, the new one is read from its own, nothing lost, nothing twice.
+func TestCopyTruncatedThenRotatedAwayUnpolled(t *testing.T) {
+	h := newHarness(t, Options{StartAtBeginning: true})
+	p := h.path("app.log")
+	testkit.WriteFile(t, p, text(lines("one", 0, 100)))
+	h.round()
+	testkit.AppendFile(t, p, text(lines("one", 100, 150)))
+	testkit.WriteFile(t, p+".1", readFile(t, p)) // copytruncate
+	must(t, os.Truncate(p, 0))
+	testkit.AppendFile(t, p, text(lines("two", 0, 300)))
+	must(t, os.Rename(p, p+".2"))
+	compress(t, p+".1", ".gz", testkit.Gzip)
+	compress(t, p+".2", ".gz", testkit.Gzip)
+	h.rounds(3)
+	h.expect(lines("one", 0, 150), lines("two", 0, 300))
+}
