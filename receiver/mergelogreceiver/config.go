@@ -89,6 +89,9 @@ type BatchConfig struct {
 	MaxRecords int           `mapstructure:"max_records"`
 	MaxBytes   ByteSize      `mapstructure:"max_bytes"`
 	Timeout    time.Duration `mapstructure:"timeout"`
+	// MaxInFlight is how many batches may wait for the next consumer at once while the
+	// receiver reads on; checkpoints still move strictly in order. With merge it is 1.
+	MaxInFlight int `mapstructure:"max_in_flight"`
 }
 
 // RetryConfig is the backoff for batches the next consumer refused with a retryable error.
@@ -97,6 +100,9 @@ type RetryConfig struct {
 	InitialInterval time.Duration `mapstructure:"initial_interval"`
 	MaxInterval     time.Duration `mapstructure:"max_interval"`
 }
+
+// maxInFlightLimit bounds batch.max_in_flight: each batch in flight holds up to max_bytes.
+const maxInFlightLimit = 64
 
 func createDefaultConfig() component.Config {
 	return &Config{
@@ -112,7 +118,7 @@ func createDefaultConfig() component.Config {
 		Compression:        CompressionAuto,
 		Format:             FormatText,
 		Merge:              MergeConfig{Window: 2 * time.Second, MaxHeldPerFile: 10000},
-		Batch:              BatchConfig{MaxRecords: 1000, MaxBytes: 4 << 20, Timeout: 200 * time.Millisecond},
+		Batch:              BatchConfig{MaxRecords: 1000, MaxBytes: 4 << 20, Timeout: 200 * time.Millisecond, MaxInFlight: 2},
 		RetryOnFailure:     RetryConfig{InitialInterval: 100 * time.Millisecond, MaxInterval: 5 * time.Second},
 	}
 }
@@ -230,6 +236,9 @@ func (b *BatchConfig) Validate() error {
 	}
 	if b.Timeout <= 0 {
 		errs.add("timeout", "must be positive (got %s)", b.Timeout)
+	}
+	if b.MaxInFlight < 1 || b.MaxInFlight > maxInFlightLimit {
+		errs.add("max_in_flight", "must be from 1 to %d (got %d)", maxInFlightLimit, b.MaxInFlight)
 	}
 	return errs.join()
 }

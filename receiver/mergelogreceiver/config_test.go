@@ -79,7 +79,7 @@ func TestConfigFull(t *testing.T) {
 		},
 		Timestamp:      &TimestampConfig{Format: "layout", Layout: "%Y-%m-%d %H:%M:%S.%L", Location: "Europe/Berlin"},
 		Merge:          MergeConfig{Enabled: true, Window: 5 * time.Second, MaxHeldPerFile: 2000},
-		Batch:          BatchConfig{MaxRecords: 500, MaxBytes: 1 << 20, Timeout: time.Second},
+		Batch:          BatchConfig{MaxRecords: 500, MaxBytes: 1 << 20, Timeout: time.Second, MaxInFlight: 4},
 		RetryOnFailure: RetryConfig{InitialInterval: 50 * time.Millisecond, MaxInterval: 10 * time.Second},
 	}
 	assert.Equal(t, want, cfg)
@@ -112,6 +112,7 @@ func TestConfigInvalidNamesTheKey(t *testing.T) {
 		"bad_encoding":                  "encoding",
 		"bad_max_log_size_behavior":     "max_log_size_behavior",
 		"bad_glob":                      "include",
+		"bad_max_in_flight":             "batch: max_in_flight",
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := loadConfig(t, name)

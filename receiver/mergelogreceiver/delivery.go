@@ -1,14 +1,12 @@
 package mergelogreceiver
 
 import (
-	"context"
 	"errors"
 	"math/rand/v2"
 	"time"
 
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/consumererror"
-	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/receiver/receiverhelper"
 	"go.uber.org/zap"
 
@@ -29,6 +27,7 @@ type delivery struct {
 	batch   *batch
 	touched []*tailedFile // files with entries settled since the last commit
 	store   checkpointStore
+	senders senders
 }
 
 // add puts e into the batch, sending the batch first if e would take it past max_bytes and
@@ -45,37 +44,11 @@ func (r *mergelogReceiver) add(e *entry) {
 	}
 }
 
-// send delivers the batch (blocking: while it retries nothing is read, which is the
-// backpressure), then settles its records and checkpoints. A delivery interrupted by Shutdown
-// leaves the batch in place for the final attempt.
-func (r *mergelogReceiver) send() {
-	d := &r.out
-	n := d.batch.len()
-	if n == 0 || r.stopping {
-		return
-	}
-	start := time.Now()
-	err := d.deliver(r.ctx, &r.tel, d.batch.logs, n)
-	if r.merge != nil {
-		r.merge.paused += time.Since(start)
-	}
-	r.read.pollDue()
-	if err != nil {
-		r.stopping = true
-		return
-	}
-	for _, m := range d.batch.marks {
-		d.settle(m.s, m.seq)
-	}
-	r.tel.counts.emitted += int64(n)
-	d.batch.reset()
-	d.commit(r.ctx, r.read.tracker)
-}
-
 // deliver calls ConsumeLogs until the batch is accepted or refused for good (both nil: the
 // records are settled either way), retrying retryable errors with exponential backoff. It
 // returns ctx's error if ctx ends first.
-func (d *delivery) deliver(ctx context.Context, tel *receiverTelemetry, logs plog.Logs, n int) error {
+func (d *delivery) deliver(f *flight, tel *receiverTelemetry) error {
+	ctx, logs, n := f.ctx, f.logs, f.n
 	backoff := d.retry.InitialInterval
 	var timer *time.Timer
 	for {
@@ -97,6 +70,7 @@ func (d *delivery) deliver(ctx context.Context, tel *receiverTelemetry, logs plo
 		if errors.As(err, &partial) {
 			logs = partial.Data()
 			n = logs.LogRecordCount()
+			f.logs, f.n = logs, n
 		}
 		// Jitter of ±50% keeps receivers behind one failing exporter from retrying in step.
 		wait := time.Duration(float64(backoff) * (0.5 + rand.Float64()))

@@ -137,10 +137,13 @@ func TestWithoutStorageOffsetsLiveInMemory(t *testing.T) {
 	cfg := testConfig(dir)
 	cfg.StartAt = StartAtEnd
 	s := &testkit.LogsSink{}
-	startReceiver(t, cfg, s, nil)
-	// The first poll starts at the end. Left as a sleep: the receiver shows no sign of that poll
-	// (files_open is not recorded for a file opened at its end with nothing read).
-	time.Sleep(50 * time.Millisecond)
+	tel := componenttestTelemetry(t)
+	startWith(t, tel.settings(), cfg, s, nil)
+	// The first poll starts at the end; the run goroutine records files_open right after it.
+	testkit.WaitUntil(t, testkit.Timeout, "the first poll", func() bool {
+		_, err := tel.GetMetric("otelcol_receiver_mergelog_files_open")
+		return err == nil
+	})
 	testkit.AppendFile(t, a, numbered(5, 8))
 	assert.Equal(t, wantLines(5, 8), s.WaitForBodies(t, 3))
 }
@@ -154,6 +157,7 @@ func TestCrashBetweenDeliveryAndCheckpoint(t *testing.T) {
 	m := newMemStorage()
 	cfg, host := withStorage(testConfig(dir), m)
 	cfg.Batch.MaxRecords = 10
+	cfg.Batch.MaxInFlight = 1 // calls in batch order (TestInFlight* cover several in flight)
 	crashed := &testkit.LogsSink{Answer: func(_ context.Context, call int, _ plog.Logs) error {
 		switch {
 		case call == 2:

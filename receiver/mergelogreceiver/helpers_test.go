@@ -39,6 +39,7 @@ func testConfig(dir string) *Config {
 	cfg.RetryOnFailure = RetryConfig{InitialInterval: time.Millisecond, MaxInterval: 5 * time.Millisecond}
 	// One batch at a time, so that tests see batches in reading order; TestInFlight* and the
 	// e2e suite run several in flight.
+	cfg.Batch.MaxInFlight = 1
 	return cfg
 }
 

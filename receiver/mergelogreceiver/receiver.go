@@ -102,9 +102,12 @@ func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error
 	}
 	r.read = reading{tracker: tracker, files: map[uint64]*tailedFile{}, resources: newResources(r.compiled.resource)}
 	r.out.batch = newBatch(r.cfg.Batch.MaxRecords)
+	inFlight := r.cfg.Batch.MaxInFlight
 	if r.cfg.Merge.Enabled {
 		r.merge = newMergeStage(r.cfg.Merge)
+		inFlight = 1 // one delivery at a time keeps the merged order downstream
 	}
+	r.out.startSenders(inFlight, &r.tel)
 	runCtx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	r.drain = make(chan context.Context, 1)
@@ -169,6 +172,8 @@ func (r *mergelogReceiver) run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 		case <-timer.C:
+		case f := <-r.out.senders.landed:
+			r.land(f)
 		}
 	}
 	r.finish(<-r.drain)
@@ -189,7 +194,8 @@ func (r *mergelogReceiver) finish(ctx context.Context) {
 		r.merge.window.Flush(r.merge.clock(), r.emitHeld)
 		r.recordHold()
 	}
-	r.send()
+	r.drainSenders(ctx)
+	r.out.stopSenders()
 	r.out.commit(ctx, r.read.tracker)
 	r.flushTelemetry()
 	r.read.tracker.Close()
