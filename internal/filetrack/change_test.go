@@ -46,33 +46,30 @@ func TestRotateCopyTruncate(t *testing.T) {
 // The truncated file starts with the same bytes as before: still a new file,
 // read from 0, and the copy still continues the old one.
 func TestCopyTruncateSameHeader(t *testing.T) {
-	h := newHarness(t, Options{StartAtBeginning: true, FingerprintSize: 32})
-	p, c := h.path("app.log"), h.path("app.log.1")
-	header := text([]string{"# header line that every file of this app starts with, long"})
-	testkit.WriteFile(t, p, append(header, text(lines("one", 0, 50))...))
-	h.round()
-	testkit.AppendFile(t, p, text(lines("one", 50, 60)))
-	testkit.WriteFile(t, c, readFile(t, p))
-	testkit.WriteFile(t, p, append(header, text(lines("two", 0, 5))...))
-	h.rounds(3)
-	h.expect([]string{string(header[:len(header)-1]), string(header[:len(header)-1])},
-		lines("one", 0, 60), lines("two", 0, 5))
+	copyTruncateSameHeader(t, "# header line that every file of this app starts with, long", 5)
 }
 
 // Truncated and refilled past the old offset before the next poll, with the
 // same first bytes: the check point tells.
 func TestTruncatedAndRefilled(t *testing.T) {
+	copyTruncateSameHeader(t, "# header line that every file of this app starts with", 100)
+}
+
+// copyTruncateSameHeader copies and truncates a file whose lines follow a
+// header longer than the fingerprint, then refills it with the same header
+// and refill lines.
+func copyTruncateSameHeader(t *testing.T, headerLine string, refill int) {
+	t.Helper()
 	h := newHarness(t, Options{StartAtBeginning: true, FingerprintSize: 32})
 	p, c := h.path("app.log"), h.path("app.log.1")
-	header := text([]string{"# header line that every file of this app starts with"})
+	header := text([]string{headerLine})
 	testkit.WriteFile(t, p, append(header, text(lines("one", 0, 50))...))
 	h.round()
 	testkit.AppendFile(t, p, text(lines("one", 50, 60)))
 	testkit.WriteFile(t, c, readFile(t, p))
-	testkit.WriteFile(t, p, append(header, text(lines("two", 0, 100))...))
+	testkit.WriteFile(t, p, append(header, text(lines("two", 0, refill))...))
 	h.rounds(3)
-	h.expect([]string{string(header[:len(header)-1]), string(header[:len(header)-1])},
-		lines("one", 0, 60), lines("two", 0, 100))
+	h.expect([]string{headerLine, headerLine}, lines("one", 0, 60), lines("two", 0, refill))
 }
 
 func TestTruncated(t *testing.T) {
