@@ -27,15 +27,16 @@
 // tracked until it has bytes. An identity's ID is stable for its life, across
 // renames, copies and compression.
 //
-// Besides the fingerprint an identity keeps up to 6 check points: the offset
-// of a point it was read to and a hash of the 256 bytes before it, taken
-// whenever reading reaches the end of the available data. They tell apart
-// files whose first bytes are equal (a shared header) and are saved in the
-// checkpoint.
+// Besides the fingerprint an identity keeps up to maxChecks check points: the
+// offset of a point it was read to and a hash of the checkWindow bytes before
+// it, taken whenever reading reaches the end of the available data. They tell
+// apart files whose first bytes are equal (a shared header) and are saved in
+// the checkpoint.
 //
 // # Matching rules
 //
-// A file is known by its device and inode while it is seen. A file not known
+// A file is known by its device and inode while it is seen (on Windows its
+// volume and file index; keyOf says how on each system). A file not known
 // (new, or known again after being gone) is a candidate for every identity
 // whose fingerprint is compatible (one is a prefix of the other) and is
 // compared with each, the identity whose saved device and inode it has first:
@@ -48,7 +49,7 @@
 //  3. A plain candidate, while the identity's source is a plain file that is
 //     still there, is compared with it directly: larger than the source means
 //     different (a copy is never larger than its original); otherwise the
-//     256 bytes before the candidate's end must be equal in both.
+//     checkWindow bytes before the candidate's end must be equal in both.
 //  4. Otherwise the last check point within the candidate's size decides
 //     (for a compressed candidate, decompressing up to it).
 //  5. With no check point within reach: if nothing beyond the fingerprint was
@@ -57,10 +58,10 @@
 // The candidate is the first identity that matches. If none matches it is a
 // new identity, read from 0 (or, at the first poll of a run that restored no
 // checkpoint, without StartAtBeginning, from the last newline of a plain
-// file, while a compressed file is skipped). If the answer was unknown for some identity (a copy being
-// written, still shorter than what was read), the candidate waits, compared
-// again at each poll, and becomes a new identity after 3 polls without
-// growth.
+// file, while a compressed file is skipped). If the answer was unknown for
+// some identity (a copy being written, still shorter than what was read), the
+// candidate waits, compared again at each poll, and becomes a new identity
+// after settlePolls polls without growth.
 //
 // A candidate that matches an identity with no source becomes its source and
 // is read from the identity's read offset: a copy made by copytruncate, a
@@ -98,9 +99,9 @@
 //
 // # Forgetting
 //
-// An identity none of whose files has been seen for 20 polls, and whose read
-// data is all committed, is forgotten: reported finished if it was handed
-// out, and dropped from the checkpoint. Identities of files that still exist
+// An identity none of whose files has been seen for forgetPolls polls, and
+// whose read data is all committed, is forgotten: reported finished if it was
+// handed out, and dropped from the checkpoint. Identities of files that still exist
 // are kept, so that a file is never read twice however long it lives.
 //
 // # Partial lines
@@ -117,5 +118,6 @@
 // count decompressed bytes. A stream that ends mid-way is taken to be still
 // being written: reading stops without error and starts again from the
 // beginning of the stream, skipping to the read offset, once the file grows;
-// after 3 polls without growth the truncation is reported as an error.
+// after settlePolls polls without growth the truncation is reported as an
+// error.
 package filetrack
