@@ -15,7 +15,7 @@ MODULES   := . bench deploy/kubernetes/validate
 SOURCES   := $(shell find . \( -path ./_build -o -path ./bench -o -path ./deploy -o -path ./e2e \) -prune \
 	-o -name '*.go' ! -name '*_test.go' -print) go.mod go.sum builder-config.yaml
 
-.PHONY: run otelcol test unit e2e validate k8s bench bench-mergelog lint vuln fuzz fuzz-ci clean
+.PHONY: run otelcol test unit e2e validate k8s bench bench-agent bench-mergelog lint vuln fuzz fuzz-ci clean
 
 run: $(COLLECTOR)
 	./scripts/run-sample.sh $(COLLECTOR) configs/run.yaml
@@ -61,6 +61,13 @@ validate: $(COLLECTOR)
 # every collector config they carry. A module of its own, so k8s.io stays out of go.mod.
 k8s: $(COLLECTOR)
 	cd deploy/kubernetes/validate && OTELCOL_BIN=$(abspath $(COLLECTOR)) $(GO) test -count=1 ./...
+
+# The node agent end to end: the built distribution with the pod's limits on 300 MB of pod logs
+# (and plain and multiline files), beside the helm chart's file_log preset, interleaved, medians
+# of 3 runs. AGENTBENCH_FLAGS passes more (e.g. -size 100 -runs 5 -extra name=variant.yaml).
+bench-agent: $(COLLECTOR)
+	cd bench && $(GO) build -o $(abspath $(BUILD))/agentbench ./cmd/agentbench
+	$(BUILD)/agentbench -otelcol $(COLLECTOR) -config deploy/kubernetes/agent-config.yaml $(AGENTBENCH_FLAGS)
 
 bench:
 	./scripts/bench.sh

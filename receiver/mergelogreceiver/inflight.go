@@ -2,7 +2,6 @@ package mergelogreceiver
 
 import (
 	"context"
-	"slices"
 	"sync"
 	"time"
 
@@ -17,9 +16,8 @@ type flight struct {
 	b    *batch
 	logs plog.Logs // what is left to deliver (the records a partial failure names)
 	n    int
-	seq  uint64          // dispatch order
-	ctx  context.Context //nolint:containedctx // the delivery's: the run's, or the drain's at Shutdown
-	err  error           // set when Shutdown interrupted the delivery: nothing of it settles
+	ctx  context.Context //nolint:containedctx // the deliveries' context: it ends at the drain's deadline
+	err  error           // set when the drain's deadline interrupted the delivery: nothing of it settles
 }
 
 // senders deliver up to max batches at once (batch.max_in_flight; 1 with merge, whose promise
@@ -27,17 +25,21 @@ type flight struct {
 type senders struct {
 	max      int
 	inFlight int
-	seq      uint64
 	queue    chan *flight // to the senders; buffered, so dispatch never blocks
 	landed   chan *flight // back from them
 	free     []*batch     // batches not in use
-	stopped  []*flight    // interrupted by Shutdown, for the drain to try again in order
 	wg       sync.WaitGroup
+	// ctx is the deliveries' context. Shutdown does not end it: deliveries under way go on
+	// until the drain's deadline (cancel then), so that a batch the next consumer is
+	// accepting as the stop comes is not cut off and sent again.
+	ctx    context.Context //nolint:containedctx // see above
+	cancel context.CancelFunc
 }
 
 func (d *delivery) startSenders(max int, tel *receiverTelemetry) {
 	s := &d.senders
 	s.max = max
+	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.queue = make(chan *flight, max)
 	s.landed = make(chan *flight, max)
 	for range max {
@@ -56,6 +58,7 @@ func (d *delivery) startSenders(max int, tel *receiverTelemetry) {
 func (d *delivery) stopSenders() {
 	close(d.senders.queue)
 	d.senders.wg.Wait()
+	d.senders.cancel()
 }
 
 // takeBatch returns an empty batch, reusing one that landed.
@@ -80,7 +83,12 @@ func (r *mergelogReceiver) send() {
 	if d.senders.inFlight >= d.senders.max {
 		start := time.Now()
 		for d.senders.inFlight >= d.senders.max && !r.stopping {
-			r.land(<-d.senders.landed)
+			select {
+			case f := <-d.senders.landed:
+				r.land(f)
+			case <-r.ctx.Done():
+				r.stopping = true // Shutdown: the drain takes over
+			}
 		}
 		if r.merge != nil {
 			r.merge.paused += time.Since(start)
@@ -90,21 +98,20 @@ func (r *mergelogReceiver) send() {
 			return
 		}
 	}
-	d.senders.seq++
-	f := &flight{b: d.batch, logs: d.batch.logs, n: n, seq: d.senders.seq, ctx: r.ctx}
+	f := &flight{b: d.batch, logs: d.batch.logs, n: n, ctx: d.senders.ctx}
 	d.batch = d.takeBatch()
 	d.senders.inFlight++
 	d.senders.queue <- f
 }
 
 // land takes back a batch a sender is done with: accepted or refused for good, its records
-// settle and the files' checkpoints move; interrupted by Shutdown, it waits for the drain.
+// settle and the files' checkpoints move; cut off by the drain's deadline, nothing of it
+// settles (it is read again after a restart) and nothing more is sent.
 func (r *mergelogReceiver) land(f *flight) {
 	d := &r.out
 	d.senders.inFlight--
 	if f.err != nil {
 		r.stopping = true
-		d.senders.stopped = append(d.senders.stopped, f)
 		return
 	}
 	for _, m := range f.b.marks {
@@ -116,26 +123,13 @@ func (r *mergelogReceiver) land(f *flight) {
 	d.commit(r.ctx, r.read.tracker)
 }
 
-// drainSenders, at Shutdown, lets what is in flight land, then tries once more, in their
-// order and with the drain's deadline, the deliveries the stop interrupted; then the batch
-// being built. What is still not accepted is not checkpointed.
-func (r *mergelogReceiver) drainSenders(ctx context.Context) {
+// drainSenders, at Shutdown, lets what is in flight land, then sends the batch being built and
+// waits for it, all within the drain's deadline (which ends the deliveries' context). What is
+// not accepted by then is not checkpointed.
+func (r *mergelogReceiver) drainSenders() {
 	d := &r.out
 	for d.senders.inFlight > 0 {
 		r.land(<-d.senders.landed)
-	}
-	stopped := d.senders.stopped
-	d.senders.stopped = nil
-	slices.SortFunc(stopped, func(a, b *flight) int { return int(a.seq - b.seq) })
-	r.stopping = false
-	for _, f := range stopped {
-		if r.stopping {
-			return
-		}
-		f.ctx, f.err = ctx, nil
-		f.err = d.deliver(f, &r.tel)
-		d.senders.inFlight++
-		r.land(f)
 	}
 	r.send()
 	for d.senders.inFlight > 0 {

@@ -126,6 +126,9 @@ func (r *mergelogReceiver) Shutdown(ctx context.Context) error {
 		}
 		dctx, cancel := context.WithTimeout(ctx, drainTimeout)
 		defer cancel()
+		// Deliveries under way go on until the drain's deadline, not beyond.
+		stop := context.AfterFunc(dctx, r.out.senders.cancel)
+		defer stop()
 		r.drain <- dctx
 		r.cancel()
 		<-r.done
@@ -194,7 +197,7 @@ func (r *mergelogReceiver) finish(ctx context.Context) {
 		r.merge.window.Flush(r.merge.clock(), r.emitHeld)
 		r.recordHold()
 	}
-	r.drainSenders(ctx)
+	r.drainSenders()
 	r.out.stopSenders()
 	r.out.commit(ctx, r.read.tracker)
 	r.flushTelemetry()

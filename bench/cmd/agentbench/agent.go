@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// result is one run of one agent pipeline on one workload.
+type result struct {
+	cpu        time.Duration // agent CPU (user + sys) until the gateway had every record
+	wall       time.Duration // from the agent's start to the last new record
+	peakRSS    int64         // VmHWM
+	wire       int64         // request bytes on the wire
+	total      int           // records received, duplicates included
+	unique     int
+	duplicates int
+	err        error
+}
+
+// limits are the pod's: GOMAXPROCS as its CPU limit makes it, GOMEMLIMIT as the manifest sets it.
+type limits struct {
+	gomaxprocs string
+	gomemlimit string
+}
+
+// runAgent runs the collector with configs until the gateway has every record of wl (or
+// timeout), measuring the agent process.
+func runAgent(otelcol string, configs []string, lim limits, gw *gateway, wl workload, timeout time.Duration, logPath string) result {
+	gw.expect(wl.records)
+	args := []string{}
+	for _, c := range configs {
+		args = append(args, "--config", c)
+	}
+	cmd := exec.Command(otelcol, args...)
+	cmd.Env = append(os.Environ(),
+		"GOMAXPROCS="+lim.gomaxprocs, "GOMEMLIMIT="+lim.gomemlimit,
+		"K8S_NODE_NAME=bench-node", "K8S_POD_IP=127.0.0.1", "K8S_NAMESPACE=otel")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return result{err: err}
+	}
+	defer logFile.Close()
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return result{err: err}
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+
+	var res result
+	select {
+	case <-gw.complete:
+		res.cpu, res.peakRSS, res.err = procUsage(cmd.Process.Pid)
+	case err := <-exited:
+		total, unique, _ := gw.counts()
+		return result{err: fmt.Errorf("agent exited early (%v) with %d of %d records; see %s", err, unique, wl.records, logPath), total: total, unique: unique}
+	case <-time.After(timeout):
+		res.err = fmt.Errorf("timeout after %s; see %s", timeout, logPath)
+	}
+	gw.mu.Lock()
+	res.wall = gw.last.Sub(start)
+	gw.mu.Unlock()
+	res.wire = gw.wire.Load()
+	// What arrives while the agent stops counts too: a duplicate is a duplicate.
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		<-exited
+	}
+	total, unique, noSeq := gw.counts()
+	res.total, res.unique, res.duplicates = total, unique, total-unique-noSeq
+	if res.err == nil && unique != wl.records {
+		res.err = fmt.Errorf("%d of %d records arrived", unique, wl.records)
+	}
+	if res.err == nil && noSeq > 0 {
+		res.err = fmt.Errorf("%d records without a seq of the workload (bodies changed?)", noSeq)
+	}
+	return res
+}
+
+// procUsage reads a process's CPU time (utime + stime) and peak RSS from /proc.
+func procUsage(pid int) (cpu time.Duration, peak int64, err error) {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, 0, err
+	}
+	// The fields after the command name, which is in parentheses and may hold spaces.
+	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+2:]))
+	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
+	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, 0, fmt.Errorf("parsing /proc/%d/stat", pid)
+	}
+	const ticks = 100 // USER_HZ on Linux
+	cpu = time.Duration(utime+stime) * time.Second / ticks
+	status, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	if err != nil {
+		return cpu, 0, err
+	}
+	for line := range bytes.Lines(status) {
+		if rest, ok := bytes.CutPrefix(line, []byte("VmHWM:")); ok {
+			kb, err := strconv.ParseInt(string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte(" kB"))), 10, 64)
+			return cpu, kb << 10, err
+		}
+	}
+	return cpu, 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
+}

@@ -1,0 +1,164 @@
+// Command agentbench measures the node agent end to end, as users deploy it: the built
+// distribution run as a process with the pod's limits, on a tree of log files read from the
+// beginning, exporting to a local OTLP endpoint that counts every record. Beside the shipped
+// agent config it runs, interleaved in the same run, the helm chart's logsCollection preset
+// (anchor a) and the preset's receiver inside the shipped pipeline (anchor b).
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+type options struct {
+	otelcol    string
+	shipped    string
+	dir        string
+	sizeMB     int
+	pods       int
+	runs       int
+	workloads  string
+	variants   string
+	limits     limits
+	timeout    time.Duration
+	extraFiles string
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.otelcol, "otelcol", "_build/otelcol-mergelog", "the built distribution")
+	flag.StringVar(&o.shipped, "config", "deploy/kubernetes/agent-config.yaml", "the shipped agent config")
+	flag.StringVar(&o.dir, "dir", "", "work directory (default: a new temporary one, removed at the end)")
+	flag.IntVar(&o.sizeMB, "size", 300, "MB of logs per workload")
+	flag.IntVar(&o.pods, "pods", 20, "pods (files) per workload")
+	flag.IntVar(&o.runs, "runs", 3, "runs of each variant on each workload (the table shows medians)")
+	flag.StringVar(&o.workloads, "workloads", "pods,plain,multiline", "workloads: pods, plain, multiline")
+	flag.StringVar(&o.variants, "variants", "", "comma-separated variants (default: all); -list shows them")
+	flag.StringVar(&o.limits.gomaxprocs, "gomaxprocs", "1", "GOMAXPROCS of the agent (its CPU limit)")
+	flag.StringVar(&o.limits.gomemlimit, "gomemlimit", "400MiB", "GOMEMLIMIT of the agent (as the DaemonSet sets it)")
+	flag.DurationVar(&o.timeout, "timeout", 10*time.Minute, "a run that has not delivered every record by then fails")
+	flag.StringVar(&o.extraFiles, "extra", "", "comma-separated name=file.yaml: more variants, each an override of the shipped config")
+	list := flag.Bool("list", false, "list the variants and exit")
+	flag.Parse()
+	if *list {
+		for _, v := range variants {
+			fmt.Printf("%-16s %s\n", v.name, v.about)
+		}
+		return
+	}
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "agentbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(o options) error {
+	shipped, err := os.ReadFile(o.shipped)
+	if err != nil {
+		return err
+	}
+	chosen, err := chooseVariants(o)
+	if err != nil {
+		return err
+	}
+	dir := o.dir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "agentbench-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+	}
+	gw, err := startGateway()
+	if err != nil {
+		return err
+	}
+	defer gw.stop()
+
+	var rows []row
+	failed := false
+	for i, name := range strings.Split(o.workloads, ",") {
+		wl, err := generate(name, dir, int64(o.sizeMB)*1e6, o.pods, uint64(i+1))
+		if err != nil {
+			return fmt.Errorf("workload %s: %w", name, err)
+		}
+		fmt.Fprintf(os.Stderr, "workload %s: %d records, %.0f MB in %d files\n", wl.name, wl.records, float64(wl.bytes)/1e6, o.pods)
+		results := map[string][]result{}
+		for r := range o.runs {
+			for _, v := range chosen { // interleaved: each round runs every variant once
+				runDir := filepath.Join(dir, "runs", fmt.Sprintf("%s-%s-%d", wl.name, v.name, r))
+				state := filepath.Join(runDir, "state")
+				if err := os.MkdirAll(state, 0o755); err != nil {
+					return err
+				}
+				configs, err := configFiles(runDir, string(shipped), v, wl, gw.addr, state)
+				if err != nil {
+					return err
+				}
+				res := runAgent(o.otelcol, configs, o.limits, gw, wl, o.timeout, filepath.Join(runDir, "agent.log"))
+				fmt.Fprintf(os.Stderr, "  %-10s %-14s run %d: %s\n", wl.name, v.name, r+1, res.line(wl))
+				if res.err != nil {
+					failed = true
+				}
+				results[v.name] = append(results[v.name], res)
+				_ = os.RemoveAll(state)
+			}
+		}
+		for _, v := range chosen {
+			rows = append(rows, summarize(wl, v, results[v.name]))
+		}
+	}
+	printTable(os.Stdout, o, rows)
+	if failed {
+		return fmt.Errorf("some runs did not deliver every record (see above)")
+	}
+	return nil
+}
+
+func generate(name, dir string, size int64, files int, seed uint64) (workload, error) {
+	switch name {
+	case "pods":
+		return podTree(dir, size, files, seed)
+	case "plain":
+		return plainTree(dir, size, files, seed)
+	case "multiline":
+		return multilineTree(dir, size, files, seed)
+	}
+	return workload{}, fmt.Errorf("unknown workload %q (pods, plain, multiline)", name)
+}
+
+func chooseVariants(o options) ([]variant, error) {
+	all := append([]variant(nil), variants...)
+	if o.extraFiles != "" {
+		for _, kv := range strings.Split(o.extraFiles, ",") {
+			name, file, ok := strings.Cut(kv, "=")
+			if !ok {
+				return nil, fmt.Errorf("-extra: want name=file.yaml, got %q", kv)
+			}
+			data, err := os.ReadFile(file)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, variant{name: name, about: "shipped config + " + file, overrides: []string{string(data)}})
+		}
+	}
+	if o.variants == "" {
+		return all, nil
+	}
+	var out []variant
+	for _, name := range strings.Split(o.variants, ",") {
+		found := false
+		for _, v := range all {
+			if v.name == name {
+				out, found = append(out, v), true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("unknown variant %q (-list shows them)", name)
+		}
+	}
+	return out, nil
+}

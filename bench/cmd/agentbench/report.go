@@ -1,0 +1,113 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"time"
+)
+
+// row is the medians of one variant's runs on one workload.
+type row struct {
+	workload, variant string
+	runs, failed      int
+	cpu, wall         float64 // seconds
+	mbPerCPU          float64
+	peakRSS           float64 // MiB
+	wireMB            float64
+	records           int
+	duplicates        int // the most in one run
+}
+
+func (r result) line(wl workload) string {
+	if r.err != nil {
+		return "FAILED: " + r.err.Error()
+	}
+	return fmt.Sprintf("%.1f CPU-s, %.1f MB/cpu-s, wall %.1f s, CPU/wall %.2f, peak RSS %.0f MiB, wire %.1f MB, %d records (%d duplicates)",
+		r.cpu.Seconds(), float64(wl.bytes)/1e6/r.cpu.Seconds(), r.wall.Seconds(), r.cpu.Seconds()/r.wall.Seconds(),
+		float64(r.peakRSS)/(1<<20), float64(r.wire)/1e6, r.unique, r.duplicates)
+}
+
+func summarize(wl workload, v variant, rs []result) row {
+	out := row{workload: wl.name, variant: v.name, runs: len(rs), records: wl.records}
+	var cpu, wall, rss, wire []float64
+	for _, r := range rs {
+		if r.err != nil {
+			out.failed++
+			continue
+		}
+		cpu = append(cpu, r.cpu.Seconds())
+		wall = append(wall, r.wall.Seconds())
+		rss = append(rss, float64(r.peakRSS)/(1<<20))
+		wire = append(wire, float64(r.wire)/1e6)
+		out.duplicates = max(out.duplicates, r.duplicates)
+	}
+	out.cpu, out.wall, out.peakRSS, out.wireMB = median(cpu), median(wall), median(rss), median(wire)
+	if out.cpu > 0 {
+		out.mbPerCPU = float64(wl.bytes) / 1e6 / out.cpu
+	}
+	return out
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// printTable prints a Markdown table per workload, with each variant's CPU per MB set against
+// the two anchors of the same run.
+func printTable(w io.Writer, o options, rows []row) {
+	fmt.Fprintf(w, "\nagentbench: %d MB per workload, %d files, GOMAXPROCS=%s GOMEMLIMIT=%s, medians of %d runs (%s)\n",
+		o.sizeMB, o.pods, o.limits.gomaxprocs, o.limits.gomemlimit, o.runs, time.Now().UTC().Format(time.RFC3339))
+	for _, wl := range uniqueWorkloads(rows) {
+		anchor := map[string]float64{}
+		for _, r := range rows {
+			if r.workload == wl {
+				anchor[r.variant] = r.mbPerCPU
+			}
+		}
+		fmt.Fprintf(w, "\n%s\n\n", wl)
+		fmt.Fprintln(w, "| variant | agent CPU-s | MB/cpu-s | × (a) preset | × (b) preset-rx | peak RSS MiB | wall s | CPU ÷ wall | wire MB | records | max dup | failed |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
+		for _, r := range rows {
+			if r.workload != wl {
+				continue
+			}
+			fmt.Fprintf(w, "| %s | %.1f | %.1f | %s | %s | %.0f | %.1f | %.2f | %.1f | %d | %d | %d/%d |\n",
+				r.variant, r.cpu, r.mbPerCPU, ratio(r.mbPerCPU, anchor["preset"]), ratio(r.mbPerCPU, anchor["preset-rx"]),
+				r.peakRSS, r.wall, safeDiv(r.cpu, r.wall), r.wireMB, r.records, r.duplicates, r.failed, r.runs)
+		}
+	}
+}
+
+func ratio(v, anchor float64) string {
+	if v == 0 || anchor == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f×", v/anchor)
+}
+
+func safeDiv(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+func uniqueWorkloads(rows []row) []string {
+	var out []string
+	for _, r := range rows {
+		if !slices.Contains(out, r.workload) {
+			out = append(out, r.workload)
+		}
+	}
+	return out
+}
+

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// A variant is an agent pipeline: a base config file and overrides merged over it, as the
+// collector merges several --config files (later maps win key by key; lists are replaced).
+type variant struct {
+	name      string
+	about     string
+	preset    bool     // based on the helm chart's preset rather than the shipped config
+	overrides []string // YAML documents
+}
+
+// presetConfig is the opentelemetry-helm-charts logsCollection preset as the chart renders it
+// for a DaemonSet (file_log with the container operator, file_storage for its checkpoints,
+// memory_limiter and batch, the OTLP exporter with its defaults), with start_at beginning for
+// the catch-up.
+const presetConfig = `
+receivers:
+  filelog:
+    include: [/var/log/pods/*/*/*.log]
+    exclude: [/var/log/pods/otel_otelcol-agent-*/*/*.log]
+    start_at: beginning
+    retry_on_failure:
+      enabled: true
+    include_file_path: true
+    include_file_name: false
+    storage: file_storage
+    operators:
+      - type: container
+        id: container-parser
+        max_log_size: 102400
+extensions:
+  file_storage:
+    directory: /var/lib/otelcol
+processors:
+  memory_limiter:
+    check_interval: 5s
+    limit_percentage: 80
+    spike_limit_percentage: 25
+  batch: {}
+exporters:
+  otlp_grpc:
+    endpoint: otelcol-gateway:4317
+    tls:
+      insecure: true
+service:
+  extensions: [file_storage]
+  pipelines:
+    logs:
+      receivers: [filelog]
+      processors: [memory_limiter, batch]
+      exporters: [otlp_grpc]
+`
+
+// presetReceiver puts the preset's file_log receiver into another pipeline.
+const presetReceiver = `
+receivers:
+  filelog:
+    include: [/var/log/pods/*/*/*.log]
+    exclude: [/var/log/pods/otel_otelcol-agent-*/*/*.log]
+    start_at: beginning
+    retry_on_failure:
+      enabled: true
+    include_file_path: true
+    include_file_name: false
+    storage: file_storage
+    operators:
+      - type: container
+        id: container-parser
+        max_log_size: 102400
+service:
+  pipelines:
+    logs:
+      receivers: [filelog]
+`
+
+var variants = []variant{
+	{name: "shipped", about: "deploy/kubernetes/agent-config.yaml as shipped"},
+	{name: "preset", about: "(a) helm logsCollection preset: file_log + container operator, memory_limiter, batch, otlp_grpc defaults", preset: true},
+	{name: "preset-rx", about: "(b) the preset's file_log receiver in the shipped pipeline", overrides: []string{presetReceiver}},
+}
+
+// workloadOverride points each receiver at a workload's files and sets how entries are made.
+func workloadOverride(wl workload) string {
+	switch wl.name {
+	case "plain":
+		return fmt.Sprintf(`
+receivers:
+  mergelog:
+    include: [%[1]s/*.log]
+    format: text
+  filelog:
+    include: [%[1]s/*.log]
+    operators: []
+`, wl.root)
+	case "multiline":
+		return fmt.Sprintf(`
+receivers:
+  mergelog:
+    include: [%[1]s/*.log]
+    format: text
+    multiline:
+      line_start_pattern: '\d{4}-\d{2}-\d{2} '
+  filelog:
+    include: [%[1]s/*.log]
+    operators: []
+    multiline:
+      line_start_pattern: '^\d{4}-\d{2}-\d{2} '
+`, wl.root)
+	}
+	return ""
+}
+
+// configFiles writes the config files of one run of v on wl and returns their paths, in the
+// order the collector merges them. The node's paths and the gateway's address are rewritten to
+// the run's: the log tree, the state directory and the local gateway.
+func configFiles(dir, shipped string, v variant, wl workload, gatewayAddr, state string) ([]string, error) {
+	base := shipped
+	if v.preset {
+		base = presetConfig
+	}
+	docs := append([]string{base}, v.overrides...)
+	if o := workloadOverride(wl); o != "" {
+		docs = append(docs, o)
+	}
+	var paths []string
+	for i, d := range docs {
+		d = strings.ReplaceAll(d, "/var/log/pods", filepath.Join(wl.root))
+		d = strings.ReplaceAll(d, "/var/lib/otelcol", state)
+		d = strings.ReplaceAll(d, "otelcol-gateway:4317", gatewayAddr)
+		p := filepath.Join(dir, fmt.Sprintf("%s-%d.yaml", v.name, i))
+		if err := os.WriteFile(p, []byte(d), 0o600); err != nil {
+			return nil, err
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}
