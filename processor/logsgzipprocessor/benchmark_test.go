@@ -17,6 +17,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/processor/processortest"
+
+	"github.com/mergelog/otelcol-mergelog/processor/logsgzipprocessor/internal/metadata"
 )
 
 // The cases named in the issue: records × body size.
@@ -101,7 +103,7 @@ func BenchmarkLevel(b *testing.B) {
 func benchOurs(b *testing.B, src plog.Logs, workers int) {
 	cfg := createDefaultConfig().(*Config)
 	cfg.MaxWorkers = workers
-	p, err := NewFactory().CreateLogs(context.Background(), processortest.NewNopSettings(componentType), cfg, consumertest.NewNop())
+	p, err := NewFactory().CreateLogs(context.Background(), processortest.NewNopSettings(metadata.Type), cfg, consumertest.NewNop())
 	if err != nil {
 		b.Fatal(err)
 	}

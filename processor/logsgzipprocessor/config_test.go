@@ -9,6 +9,8 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/confmaptest"
+
+	"github.com/mergelog/otelcol-mergelog/processor/logsgzipprocessor/internal/metadata"
 )
 
 func TestLoadConfig(t *testing.T) {
@@ -40,7 +42,7 @@ func TestLoadConfig(t *testing.T) {
 		{name: "unknown_key", wantErr: []string{"compression"}},
 	}
 	for _, tt := range tests {
-		id := component.NewIDWithName(componentType, tt.name)
+		id := component.NewIDWithName(metadata.Type, tt.name)
 		t.Run(id.String(), func(t *testing.T) {
 			cfg := createDefaultConfig()
 			sub, err := cm.Sub(id.String())

@@ -8,6 +8,8 @@ import (
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processorhelper"
+
+	"github.com/mergelog/otelcol-mergelog/processor/logsgzipprocessor/internal/metadata"
 )
 
 // defaultLevel is BestSpeed: on access-log bodies it compresses nearly as well
@@ -17,9 +19,9 @@ const defaultLevel = gzip.BestSpeed
 // NewFactory returns a factory for the logsgzip processor.
 func NewFactory() processor.Factory {
 	return processor.NewFactory(
-		componentType,
+		metadata.Type,
 		createDefaultConfig,
-		processor.WithLogs(createLogsProcessor, logsStability),
+		processor.WithLogs(createLogsProcessor, metadata.LogsStability),
 	)
 }
 

@@ -13,6 +13,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pipeline"
 	"go.opentelemetry.io/collector/processor/processortest"
+
+	"github.com/mergelog/otelcol-mergelog/processor/logsgzipprocessor/internal/metadata"
 )
 
 func TestFactory(t *testing.T) {
@@ -22,22 +24,22 @@ func TestFactory(t *testing.T) {
 	require.NoError(t, componenttest.CheckConfigStruct(f.CreateDefaultConfig()))
 
 	// Only logs are supported.
-	_, err := f.CreateTraces(context.Background(), processortest.NewNopSettings(componentType), f.CreateDefaultConfig(), consumertest.NewNop())
+	_, err := f.CreateTraces(context.Background(), processortest.NewNopSettings(metadata.Type), f.CreateDefaultConfig(), consumertest.NewNop())
 	assert.ErrorIs(t, err, pipeline.ErrSignalNotSupported)
-	_, err = f.CreateMetrics(context.Background(), processortest.NewNopSettings(componentType), f.CreateDefaultConfig(), consumertest.NewNop())
+	_, err = f.CreateMetrics(context.Background(), processortest.NewNopSettings(metadata.Type), f.CreateDefaultConfig(), consumertest.NewNop())
 	assert.ErrorIs(t, err, pipeline.ErrSignalNotSupported)
 }
 
 func TestCreateRejectsInvalidConfig(t *testing.T) {
 	cfg := createDefaultConfig().(*Config)
 	cfg.Level = 12
-	_, err := NewFactory().CreateLogs(context.Background(), processortest.NewNopSettings(componentType), cfg, consumertest.NewNop())
+	_, err := NewFactory().CreateLogs(context.Background(), processortest.NewNopSettings(metadata.Type), cfg, consumertest.NewNop())
 	assert.ErrorContains(t, err, "level: must be between -3 and 9 (got 12)")
 }
 
 func TestLifecycle(t *testing.T) {
 	sink := new(consumertest.LogsSink)
-	p, err := NewFactory().CreateLogs(context.Background(), processortest.NewNopSettings(componentType), createDefaultConfig(), sink)
+	p, err := NewFactory().CreateLogs(context.Background(), processortest.NewNopSettings(metadata.Type), createDefaultConfig(), sink)
 	require.NoError(t, err)
 	assert.True(t, p.Capabilities().MutatesData)
 	require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
@@ -58,7 +60,7 @@ func TestLifecycle(t *testing.T) {
 }
 
 func TestShutdownWithoutStart(t *testing.T) {
-	p, err := NewFactory().CreateLogs(context.Background(), processortest.NewNopSettings(componentType), createDefaultConfig(), consumertest.NewNop())
+	p, err := NewFactory().CreateLogs(context.Background(), processortest.NewNopSettings(metadata.Type), createDefaultConfig(), consumertest.NewNop())
 	require.NoError(t, err)
 	require.NoError(t, p.Shutdown(context.Background()))
 }

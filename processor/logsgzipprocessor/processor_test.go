@@ -28,6 +28,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/mergelog/otelcol-mergelog/internal/testkit"
+	"github.com/mergelog/otelcol-mergelog/processor/logsgzipprocessor/internal/metadata"
 )
 
 func newTestProcessor(t testing.TB, mutate func(*Config)) (*logsGzip, *componenttest.Telemetry) {
@@ -38,7 +39,7 @@ func newTestProcessor(t testing.TB, mutate func(*Config)) (*logsGzip, *component
 	}
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	set := processortest.NewNopSettings(componentType)
+	set := processortest.NewNopSettings(metadata.Type)
 	set.TelemetrySettings = tel.NewTelemetrySettings()
 	p, err := newLogsGzip(set, cfg)
 	require.NoError(t, err)
@@ -459,7 +460,7 @@ func TestWorkers(t *testing.T) {
 
 func TestConcurrentConsumers(t *testing.T) {
 	sink := new(consumertest.LogsSink)
-	p, err := NewFactory().CreateLogs(context.Background(), processortest.NewNopSettings(componentType), createDefaultConfig(), sink)
+	p, err := NewFactory().CreateLogs(context.Background(), processortest.NewNopSettings(metadata.Type), createDefaultConfig(), sink)
 	require.NoError(t, err)
 
 	const goroutines, batches = 8, 10

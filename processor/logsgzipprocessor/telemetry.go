@@ -2,11 +2,12 @@ package logsgzipprocessor // import "github.com/mergelog/otelcol-mergelog/proces
 
 import (
 	"context"
-	"errors"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+
+	"github.com/mergelog/otelcol-mergelog/processor/logsgzipprocessor/internal/metadata"
 )
 
 // skipReason says why a record's body was left unchanged; it is the value of
@@ -50,54 +51,36 @@ func (s *batchStats) add(o *batchStats) {
 	s.bytesOut += o.bytesOut
 }
 
-// telemetry holds the processor's internal metrics, as mdatagen's
-// TelemetryBuilder would (see metadata.yaml).
+// telemetry hands the batches' counts to the processor's instruments.
 type telemetry struct {
-	recordsCompressed metric.Int64Counter
-	recordsSkipped    metric.Int64Counter
-	bytesIn           metric.Int64Counter
-	bytesOut          metric.Int64Counter
+	builder *metadata.TelemetryBuilder
 	// Built once so that recording does not allocate attribute sets per batch.
 	reasonOpts [numReasons][]metric.AddOption
 }
 
 func newTelemetry(set component.TelemetrySettings) (*telemetry, error) {
-	meter := set.MeterProvider.Meter(scopeName)
-	t := &telemetry{}
-	var err, errs error
-	t.recordsCompressed, err = meter.Int64Counter("otelcol_processor_logsgzip_records_compressed",
-		metric.WithDescription("Number of log records whose body was gzip-compressed. [Development]"),
-		metric.WithUnit("{record}"))
-	errs = errors.Join(errs, err)
-	t.recordsSkipped, err = meter.Int64Counter("otelcol_processor_logsgzip_records_skipped",
-		metric.WithDescription("Number of log records left unchanged, by reason. [Development]"),
-		metric.WithUnit("{record}"))
-	errs = errors.Join(errs, err)
-	t.bytesIn, err = meter.Int64Counter("otelcol_processor_logsgzip_bytes_in",
-		metric.WithDescription("Uncompressed size of the bodies that were compressed. [Development]"),
-		metric.WithUnit("By"))
-	errs = errors.Join(errs, err)
-	t.bytesOut, err = meter.Int64Counter("otelcol_processor_logsgzip_bytes_out",
-		metric.WithDescription("Compressed size of the bodies that were compressed. [Development]"),
-		metric.WithUnit("By"))
-	errs = errors.Join(errs, err)
+	builder, err := metadata.NewTelemetryBuilder(set)
+	if err != nil {
+		return nil, err
+	}
+	t := &telemetry{builder: builder}
 	for r := range numReasons {
 		t.reasonOpts[r] = []metric.AddOption{
-			metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", reasonNames[r]))),
+			metric.WithAttributeSet(attribute.NewSet(attribute.String(metadata.AttributeReason, reasonNames[r]))),
 		}
 	}
-	return t, errs
+	return t, nil
 }
 
 func (t *telemetry) record(ctx context.Context, s *batchStats) {
 	if s.compressed > 0 {
-		t.recordsCompressed.Add(ctx, s.compressed)
-		t.bytesIn.Add(ctx, s.bytesIn)
-		t.bytesOut.Add(ctx, s.bytesOut)
+		t.builder.ProcessorLogsgzipRecordsCompressed.Add(ctx, s.compressed)
+		t.builder.ProcessorLogsgzipBytesIn.Add(ctx, s.bytesIn)
+		t.builder.ProcessorLogsgzipBytesOut.Add(ctx, s.bytesOut)
 	}
 	for r, n := range s.skipped {
 		if n > 0 {
-			t.recordsSkipped.Add(ctx, n, t.reasonOpts[r]...)
+			t.builder.ProcessorLogsgzipRecordsSkipped.Add(ctx, n, t.reasonOpts[r]...)
 		}
 	}
 }
