@@ -164,7 +164,8 @@ func CheckTelemetry(t testing.TB, md Metadata, builder any, reader *sdkmetric.Ma
 
 // CheckREADME checks that the table under the README's "## Telemetry" heading lists the
 // metrics of md (with the otelcol_ prefix, in backquotes in the first column), each with the unit
-// md gives it in the column headed "Unit".
+// md gives it in the column headed "Unit" and, if the table has a column headed "Type", the
+// instrument md implies (counter, updowncounter, gauge or histogram).
 func CheckREADME(t testing.TB, md Metadata, path string) {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -176,8 +177,9 @@ func CheckREADME(t testing.TB, md Metadata, path string) {
 		t.Fatalf("%s: no \"## Telemetry\" section", path)
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
-	unitCol := -1
-	listed := map[string]string{} // name → unit
+	unitCol, typeCol := -1, -1
+	type row struct{ unit, typ string }
+	listed := map[string]row{}
 	for line := range strings.SplitSeq(section, "\n") {
 		if !strings.HasPrefix(line, "|") {
 			continue
@@ -187,36 +189,57 @@ func CheckREADME(t testing.TB, md Metadata, path string) {
 			cells[i] = strings.TrimSpace(cells[i])
 		}
 		if unitCol < 0 {
-			unitCol = slices.Index(cells, "Unit")
+			unitCol, typeCol = slices.Index(cells, "Unit"), slices.Index(cells, "Type")
 			continue
 		}
 		name, isName := strings.CutPrefix(cells[0], "`")
-		if !isName || unitCol >= len(cells) {
+		if !isName || unitCol >= len(cells) || typeCol >= len(cells) {
 			continue // the header's underline
 		}
 		name = strings.TrimSuffix(name, "`")
 		if _, dup := listed[name]; dup {
 			t.Errorf("%s: %s listed twice", path, name)
 		}
-		listed[name] = strings.Trim(cells[unitCol], "`")
+		r := row{unit: strings.Trim(cells[unitCol], "`")}
+		if typeCol >= 0 {
+			r.typ = cells[typeCol]
+		}
+		listed[name] = r
 	}
 	if unitCol < 0 {
 		t.Fatalf("%s: the telemetry table has no Unit column", path)
 	}
 	for key, spec := range md.Telemetry.Metrics {
 		name := MetricPrefix + key
-		unit, ok := listed[name]
+		r, ok := listed[name]
 		switch {
 		case !ok:
 			t.Errorf("%s: telemetry table does not list %s", path, name)
-		case unit != spec.Unit:
-			t.Errorf("%s: %s has unit %q, metadata.yaml %q", path, name, unit, spec.Unit)
+		case r.unit != spec.Unit:
+			t.Errorf("%s: %s has unit %q, metadata.yaml %q", path, name, r.unit, spec.Unit)
+		case typeCol >= 0 && r.typ != instrument(spec):
+			t.Errorf("%s: %s is a %s, metadata.yaml a %s", path, name, r.typ, instrument(spec))
 		}
 		delete(listed, name)
 	}
 	for name := range listed {
 		t.Errorf("%s: telemetry table lists %s, not in metadata.yaml", path, name)
 	}
+}
+
+// instrument names the kind of instrument a metric's yaml entry implies.
+func instrument(m Metric) string {
+	switch {
+	case m.Sum != nil && m.Sum.Monotonic:
+		return "counter"
+	case m.Sum != nil:
+		return "updowncounter"
+	case m.Gauge != nil:
+		return "gauge"
+	case m.Histogram != nil:
+		return "histogram"
+	}
+	return "(none)"
 }
 
 // stabilityTitle is how mdatagen writes a stability level in a description: "[Development]".
