@@ -8,6 +8,16 @@ import (
 	"go.opentelemetry.io/collector/component"
 )
 
+// Attribute keys of the receiver's metrics, as metadata.yaml lists them.
+const (
+	// AttributeReceiver is on every metric: the receiver's component ID, as on the collector's
+	// own receiver metrics, so that two mergelog receivers are told apart.
+	AttributeReceiver = "receiver"
+	// AttributePermanent is on ReceiverMergelogConsumeErrors: whether the next consumer's error
+	// was permanent.
+	AttributePermanent = "permanent"
+)
+
 // Meter returns the meter of the receiver's internal telemetry.
 func Meter(settings component.TelemetrySettings) metric.Meter {
 	return settings.MeterProvider.Meter(ScopeName)
