@@ -1,5 +1,9 @@
 package container
 
+// keepBytes is the largest buffer a Reassembler keeps for its next line: enough for the usual
+// split (a runtime cuts at 16 KiB) without allocating again.
+const keepBytes = 64 << 10
+
 // Reassembler joins the pieces of one stream's lines that the runtime split (CRI lines tagged
 // P, Docker logs without their newline) or that the reader cut at its maximum line size, back
 // into whole lines of at most max bytes: beyond max, split gives the pieces collected so far as
@@ -55,7 +59,13 @@ func (r *Reassembler) Flush() {
 	}
 	r.open = false
 	r.emit(r.buf, r.start, r.end, r.at)
-	r.buf = r.buf[:0]
+	if cap(r.buf) > keepBytes {
+		// One long line must not cost the stream its size for the rest of the file's life: a
+		// node has hundreds of streams, and most lines are short.
+		r.buf = nil
+	} else {
+		r.buf = r.buf[:0]
+	}
 }
 
 // Pending reports whether pieces are waiting for the rest of their line.

@@ -1,9 +1,14 @@
 package container
 
 import (
+	"bytes"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 )
 
 type emitted struct {
@@ -80,4 +85,26 @@ func TestReassembler(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A stream that once joined a long line gives its buffer back: idle, it holds a few KiB
+// whatever it joined before (issue 12: 200 streams that each joined 800 KiB held 175 MiB).
+func TestReassemblerGivesBackLongLines(t *testing.T) {
+	const streams, pieces, pieceLen = 200, 50, 16 << 10
+	piece := bytes.Repeat([]byte("x"), pieceLen)
+	before := testkit.LiveHeap()
+	rs := make([]*Reassembler, streams)
+	var emitted int
+	for i := range rs {
+		rs[i] = NewReassembler(1<<20, false, func(log []byte, _, _, _ int64) { emitted += len(log) })
+		for p := range pieces {
+			rs[i].Add(piece, int64(p*pieceLen), int64((p+1)*pieceLen), 1, p < pieces-1)
+		}
+	}
+	require.Equal(t, streams*pieces*pieceLen, emitted)
+	after := testkit.LiveHeap()
+	grown := int64(after) - int64(before)
+	t.Logf("%d idle streams after a line of %d KiB each: %d KiB of heap", streams, pieces*pieceLen>>10, grown>>10)
+	assert.LessOrEqual(t, grown, int64(streams*(8<<10)), "idle streams hold more than 8 KiB each")
+	runtime.KeepAlive(rs)
 }
