@@ -7,7 +7,6 @@ package metadatatest
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"reflect"
 	"slices"
@@ -368,8 +367,8 @@ func checkAttributes(t testing.TB, metric string, set attribute.Set, keys []stri
 		if typ := valueType(kv.Value.Type()); typ != def.Type {
 			t.Errorf("%s: attribute %q is %s, metadata.yaml %s", metric, k, typ, def.Type)
 		}
-		if def.Enum != nil && !slices.Contains(def.Enum, kv.Value.Emit()) {
-			t.Errorf("%s: attribute %q = %q, not in metadata.yaml's enum %v", metric, k, kv.Value.Emit(), def.Enum)
+		if def.Enum != nil && !slices.Contains(def.Enum, kv.Value.String()) {
+			t.Errorf("%s: attribute %q = %q, not in metadata.yaml's enum %v", metric, k, kv.Value.String(), def.Enum)
 		}
 	}
 	want := slices.Sorted(slices.Values(keys))
@@ -390,6 +389,6 @@ func valueType(t attribute.Type) string {
 	case attribute.STRING:
 		return "string"
 	default:
-		return fmt.Sprint(t)
+		return t.String()
 	}
 }
