@@ -50,6 +50,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -88,7 +89,8 @@ type Config struct {
 	// whole entry, is parsed from its start. Empty means the format's default place.
 	Regex string
 	// Now gives the current time for layouts without a year; nil means time.Now. It is called at
-	// the first parse and then once every 256, as the year it gives changes only with its month.
+	// the first parse and then at most once a second while parses go on (a timer says when a
+	// second has passed), as the year it gives changes only with its month.
 	Now func() time.Time
 }
 
@@ -109,8 +111,14 @@ type Parser struct {
 	now     func() time.Time
 	zone    atomic.Pointer[zoneSpan]  // last zone period used by Location
 	month   atomic.Pointer[monthSpan] // month of Now, for layouts without a year
-	calls   atomic.Uint32             // year-less parses, to read the clock now and then
+	stale   atomic.Bool               // set by tick a second after the clock was read
+	clockMu sync.Mutex                // one reader of the clock at a time; guards tick
+	tick    timer                     // nil until the clock is first read
 	clfDate dateCache                 // last CLF date, for formatCLF
+
+	// afterFunc makes tick; nil means time.AfterFunc. Tests set it to drive tick from a fake
+	// clock.
+	afterFunc func(d time.Duration, f func()) timer
 }
 
 // ConfigError is a bad Config: Field names the field (format, layout, regex).
@@ -172,7 +180,7 @@ func (p *Parser) Parse(entry []byte) (unixNano int64, ok bool) {
 	b := entry
 	if p.re != nil {
 		m := p.re.FindSubmatchIndex(b)
-		if m == nil || m[2] < 0 {
+		if len(m) < 4 || m[2] < 0 { // nil when no match
 			return 0, false
 		}
 		b = b[m[2]:m[3]]
