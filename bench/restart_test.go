@@ -256,7 +256,7 @@ func readLines(t *testing.T, path string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	var out []string
 	s := bufio.NewScanner(f)
 	for s.Scan() {

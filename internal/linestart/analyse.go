@@ -101,7 +101,7 @@ func byteSeq(re *syntax.Regexp) ([]byteSet, bool) {
 				seq = append(seq, s)
 			}
 		case syntax.OpCharClass:
-			if !asciiClass(sub.Rune) && !(last && coversNonASCII(sub.Rune)) {
+			if !asciiClass(sub.Rune) && (!last || !coversNonASCII(sub.Rune)) {
 				return nil, false
 			}
 			var s byteSet

@@ -48,6 +48,6 @@ func AppendFile[C ~string | ~[]byte](t testing.TB, path string, content C) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
 	require.NoError(t, err)
-	_, err = f.Write([]byte(content))
+	_, err = f.WriteString(string(content))
 	require.NoError(t, errors.Join(err, f.Close()))
 }

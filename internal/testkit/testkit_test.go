@@ -32,9 +32,8 @@ func decode(t *testing.T, comp []byte) ([]byte, decompress.Kind) {
 	t.Helper()
 	z, err := decompress.NewReader(bytes.NewReader(comp))
 	require.NoError(t, err)
-	defer z.Close()
 	out, err := io.ReadAll(z)
-	require.NoError(t, err)
+	require.NoError(t, errors.Join(err, z.Close()))
 	return out, z.Kind()
 }
 

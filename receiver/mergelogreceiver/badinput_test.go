@@ -603,11 +603,12 @@ func TestBadInputPatternNeverMatches(t *testing.T) {
 			for i, body := range got {
 				require.LessOrEqual(t, len(body), int(cfg.MaxLogSize), "record %d", i)
 				n := strings.Count(body, "\n") + 1
-				if tc.maxLines > 0 {
+				switch {
+				case tc.maxLines > 0:
 					require.Equal(t, tc.maxLines, n, "record %d: cut at max_lines", i)
-				} else if tc.start == `NEVER` {
+				case tc.start == `NEVER`:
 					require.Equal(t, 1, n, "record %d: a line", i)
-				} else {
+				default:
 					// Cut at max_log_size: the next line would not have fitted.
 					require.Greater(t, len(body)+1+len(lines[0]), int(cfg.MaxLogSize), "record %d", i)
 				}

@@ -118,7 +118,7 @@ func createDefaultConfig() component.Config {
 		Compression:        CompressionAuto,
 		Format:             FormatText,
 		Merge:              MergeConfig{Window: 2 * time.Second, MaxHeldPerFile: 10000},
-		Batch:              BatchConfig{MaxRecords: 1000, MaxBytes: 4 << 20, Timeout: 200 * time.Millisecond, MaxInFlight: 2},
+		Batch:              BatchConfig{MaxRecords: 1000, MaxBytes: 4 << 20, Timeout: 200 * time.Millisecond, MaxInFlight: 4},
 		RetryOnFailure:     RetryConfig{InitialInterval: 100 * time.Millisecond, MaxInterval: 5 * time.Second},
 	}
 }

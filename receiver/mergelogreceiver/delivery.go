@@ -51,6 +51,11 @@ func (d *delivery) deliver(f *flight, tel *receiverTelemetry) error {
 	ctx, logs, n := f.ctx, f.logs, f.n
 	backoff := d.retry.InitialInterval
 	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
 	for {
 		octx := d.obsrecv.StartLogsOp(ctx)
 		err := d.next.ConsumeLogs(octx, logs)
@@ -78,7 +83,6 @@ func (d *delivery) deliver(f *flight, tel *receiverTelemetry) error {
 			zap.Error(err), zap.Duration("interval", wait), zap.Int("records", n))
 		if timer == nil {
 			timer = time.NewTimer(wait)
-			defer timer.Stop()
 		} else {
 			timer.Reset(wait)
 		}

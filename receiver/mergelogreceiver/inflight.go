@@ -16,7 +16,7 @@ type flight struct {
 	b    *batch
 	logs plog.Logs // what is left to deliver (the records a partial failure names)
 	n    int
-	ctx  context.Context //nolint:containedctx // the deliveries' context: it ends at the drain's deadline
+	ctx  context.Context // the deliveries' context: it ends at the drain's deadline
 	err  error           // set when the drain's deadline interrupted the delivery: nothing of it settles
 }
 
@@ -32,17 +32,17 @@ type senders struct {
 	// ctx is the deliveries' context. Shutdown does not end it: deliveries under way go on
 	// until the drain's deadline (cancel then), so that a batch the next consumer is
 	// accepting as the stop comes is not cut off and sent again.
-	ctx    context.Context //nolint:containedctx // see above
+	ctx    context.Context
 	cancel context.CancelFunc
 }
 
-func (d *delivery) startSenders(max int, tel *receiverTelemetry) {
+func (d *delivery) startSenders(n int, tel *receiverTelemetry) {
 	s := &d.senders
-	s.max = max
+	s.max = n
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.queue = make(chan *flight, max)
-	s.landed = make(chan *flight, max)
-	for range max {
+	s.queue = make(chan *flight, n)
+	s.landed = make(chan *flight, n)
+	for range n {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()

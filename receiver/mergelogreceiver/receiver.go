@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/receiverhelper"
+	"go.uber.org/zap"
 
 	"github.com/mergelog/otelcol-mergelog/internal/filetrack"
 	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/metadata"
@@ -91,12 +92,10 @@ func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error
 	if r.cfg.StorageID != nil {
 		client, err := storageClient(ctx, host, *r.cfg.StorageID, r.set.ID)
 		if err != nil {
-			tracker.Close()
-			return err
+			return errors.Join(err, tracker.Close())
 		}
 		if err := restore(ctx, client, tracker); err != nil {
-			tracker.Close()
-			return errors.Join(err, client.Close(ctx))
+			return errors.Join(err, client.Close(ctx), tracker.Close())
 		}
 		r.out.store.client = client
 	}
@@ -201,7 +200,9 @@ func (r *mergelogReceiver) finish(ctx context.Context) {
 	r.out.stopSenders()
 	r.out.commit(ctx, r.read.tracker)
 	r.flushTelemetry()
-	r.read.tracker.Close()
+	if err := r.read.tracker.Close(); err != nil {
+		r.set.Logger.Warn("Closing the files failed", zap.Error(err))
+	}
 	r.out.store.close(ctx)
 }
 

@@ -64,7 +64,8 @@ func (rs *resources) release(g *resourceGroup) {
 	if g == nil || g == rs.static {
 		return
 	}
-	if g.files--; g.files == 0 {
+	g.files--
+	if g.files == 0 {
 		delete(rs.pods, g.key)
 	}
 }

@@ -29,12 +29,12 @@ type counts struct {
 }
 
 func newTelemetry(builder *metadata.TelemetryBuilder, id string) receiverTelemetry {
-	self := attribute.String("receiver", id)
+	self := attribute.String(metadata.AttributeReceiver, id)
 	return receiverTelemetry{
 		builder:   builder,
 		self:      metric.WithAttributeSet(attribute.NewSet(self)),
-		permanent: metric.WithAttributeSet(attribute.NewSet(self, attribute.Bool("permanent", true))),
-		retryable: metric.WithAttributeSet(attribute.NewSet(self, attribute.Bool("permanent", false))),
+		permanent: metric.WithAttributeSet(attribute.NewSet(self, attribute.Bool(metadata.AttributePermanent, true))),
+		retryable: metric.WithAttributeSet(attribute.NewSet(self, attribute.Bool(metadata.AttributePermanent, false))),
 	}
 }
 

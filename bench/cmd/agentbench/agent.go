@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -14,11 +13,14 @@ import (
 
 // result is one run of one agent pipeline on one workload.
 type result struct {
-	cpu        time.Duration // agent CPU (user + sys) until the gateway had every record
-	wall       time.Duration // from the agent's start to the last new record
-	peakRSS    int64         // VmHWM
-	wire       int64         // request bytes on the wire
-	total      int           // records received, duplicates included
+	cpu  time.Duration // agent CPU (user + sys) until the gateway had every record
+	wall time.Duration // from the agent's start to the last new record
+	// busy is the agent's CPU ÷ wall during the catch-up, from the first record's arrival to
+	// the last's: how far delivery is bound by CPU rather than by acknowledgements.
+	busy       float64
+	peakRSS    int64 // VmHWM
+	wire       int64 // request bytes on the wire
+	total      int   // records received, duplicates included
 	unique     int
 	duplicates int
 	err        error
@@ -32,12 +34,13 @@ type limits struct {
 
 // runAgent runs the collector with configs until the gateway has every record of wl (or
 // timeout), measuring the agent process.
-func runAgent(otelcol string, configs []string, lim limits, gw *gateway, wl workload, timeout time.Duration, logPath string) result {
+func runAgent(otelcol string, configs, extraArgs []string, lim limits, gw *gateway, wl workload, timeout time.Duration, logPath string) result {
 	gw.expect(wl.records)
-	args := []string{}
+	var args []string
 	for _, c := range configs {
 		args = append(args, "--config", c)
 	}
+	args = append(args, extraArgs...)
 	cmd := exec.Command(otelcol, args...)
 	cmd.Env = append(os.Environ(),
 		"GOMAXPROCS="+lim.gomaxprocs, "GOMEMLIMIT="+lim.gomemlimit,
@@ -46,7 +49,7 @@ func runAgent(otelcol string, configs []string, lim limits, gw *gateway, wl work
 	if err != nil {
 		return result{err: err}
 	}
-	defer logFile.Close()
+	defer func() { _ = logFile.Close() }() // the agent's own log, only read by a person
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -56,6 +59,14 @@ func runAgent(otelcol string, configs []string, lim limits, gw *gateway, wl work
 	go func() { exited <- cmd.Wait() }()
 
 	var res result
+	var firstCPU time.Duration
+	select {
+	case <-gw.started:
+		firstCPU, _, _ = procUsage(cmd.Process.Pid)
+	case <-time.After(timeout):
+	case err := <-exited:
+		exited <- err
+	}
 	select {
 	case <-gw.complete:
 		res.cpu, res.peakRSS, res.err = procUsage(cmd.Process.Pid)
@@ -67,15 +78,24 @@ func runAgent(otelcol string, configs []string, lim limits, gw *gateway, wl work
 	}
 	gw.mu.Lock()
 	res.wall = gw.last.Sub(start)
+	if span := gw.last.Sub(gw.first); span > 0 {
+		res.busy = (res.cpu - firstCPU).Seconds() / span.Seconds()
+	}
 	gw.mu.Unlock()
 	res.wire = gw.wire.Load()
 	// What arrives while the agent stops counts too: a duplicate is a duplicate.
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case <-exited:
+	case err := <-exited:
+		if err != nil && res.err == nil {
+			res.err = fmt.Errorf("agent stopped with %v; see %s", err, logPath)
+		}
 	case <-time.After(30 * time.Second):
 		_ = cmd.Process.Kill()
-		<-exited
+		if res.err == nil {
+			res.err = fmt.Errorf("agent did not stop within 30 s of SIGTERM; see %s", logPath)
+		}
+		<-exited //nolint:errcheck // killed: its exit status says nothing more
 	}
 	total, unique, noSeq := gw.counts()
 	res.total, res.unique, res.duplicates = total, unique, total-unique-noSeq
@@ -90,7 +110,7 @@ func runAgent(otelcol string, configs []string, lim limits, gw *gateway, wl work
 
 // procUsage reads a process's CPU time (utime + stime) and peak RSS from /proc.
 func procUsage(pid int) (cpu time.Duration, peak int64, err error) {
-	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return 0, 0, err
 	}
@@ -103,7 +123,7 @@ func procUsage(pid int) (cpu time.Duration, peak int64, err error) {
 	}
 	const ticks = 100 // USER_HZ on Linux
 	cpu = time.Duration(utime+stime) * time.Second / ticks
-	status, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		return cpu, 0, err
 	}

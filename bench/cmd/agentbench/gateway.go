@@ -1,19 +1,21 @@
 package main
 
 import (
-	"bytes"
 	"context"
+	"io"
 	"net"
-	"strconv"
+	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	// Registers the zstd and snappy gRPC compressors the collector's exporters use (gzip too).
+	"go.opentelemetry.io/collector/component/componenttest"
 	_ "go.opentelemetry.io/collector/config/configgrpc"
+	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/stats"
 )
 
 // gateway is an OTLP/gRPC logs endpoint that stands in for the gateway collector: it accepts
@@ -21,16 +23,20 @@ import (
 // twice, and how many bytes crossed the wire.
 type gateway struct {
 	plogotlp.UnimplementedGRPCServer
-	srv  *grpc.Server
-	addr string
-	wire atomic.Int64 // request bytes as received (compressed)
+	srv      *grpc.Server
+	addr     string // OTLP/gRPC
+	httpSrv  *http.Server
+	httpAddr string       // OTLP/HTTP
+	wire     atomic.Int64 // request bytes as received (compressed)
 
 	mu       sync.Mutex
 	seen     []uint64 // bitmap of seqs
 	unique   int
 	total    int
 	noSeq    int
+	first    time.Time // when the first record arrived
 	last     time.Time // when the last new record arrived
+	started  chan struct{}
 	complete chan struct{}
 	want     int
 }
@@ -41,10 +47,50 @@ func startGateway() (*gateway, error) {
 		return nil, err
 	}
 	g := &gateway{addr: lis.Addr().String()}
-	g.srv = grpc.NewServer(grpc.StatsHandler(wireCounter{&g.wire}), grpc.MaxRecvMsgSize(64<<20))
+	g.srv = grpc.NewServer(grpc.MaxRecvMsgSize(64 << 20))
 	plogotlp.RegisterGRPCServer(g.srv, g)
-	go func() { _ = g.srv.Serve(lis) }()
+	go func() { _ = g.srv.Serve(countingListener{lis, &g.wire}) }()
+	if err := g.startHTTP(); err != nil {
+		g.srv.Stop()
+		return nil, err
+	}
 	return g, nil
+}
+
+// startHTTP serves OTLP/HTTP logs as the gateway's otlp receiver does, decompressing each
+// Content-Encoding the collector's HTTP server knows (gzip, zstd, snappy, lz4, …).
+func (g *gateway) startHTTP() error {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	g.httpAddr = lis.Addr().String()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/logs", func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		req := plogotlp.NewExportRequest()
+		if err := req.UnmarshalProto(body); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		resp, _ := g.Export(r.Context(), req)
+		out, _ := resp.MarshalProto()
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		_, _ = w.Write(out)
+	})
+	sc := confighttp.NewDefaultServerConfig()
+	sc.NetAddr.Endpoint = g.httpAddr
+	srv, err := sc.ToServer(context.Background(), nil, componenttest.NewNopTelemetrySettings(), mux)
+	if err != nil {
+		return err
+	}
+	g.httpSrv = srv
+	go func() { _ = srv.Serve(countingListener{lis, &g.wire}) }()
+	return nil
 }
 
 // expect resets the counts for a run that must deliver want records.
@@ -53,35 +99,55 @@ func (g *gateway) expect(want int) {
 	defer g.mu.Unlock()
 	g.seen = make([]uint64, want/64+1)
 	g.unique, g.total, g.noSeq, g.want = 0, 0, 0, want
+	g.started = make(chan struct{})
 	g.complete = make(chan struct{})
 	g.wire.Store(0)
 }
 
-var seqKey = []byte("seq=")
-
+// Export scans the request's bodies outside the lock and records what it found under it, so
+// that concurrent requests cost the agent no waiting beyond the scan itself.
 func (g *gateway) Export(_ context.Context, req plogotlp.ExportRequest) (plogotlp.ExportResponse, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
+	seqs := make([]int, 0, req.Logs().LogRecordCount())
+	noSeq := 0
 	for _, rl := range req.Logs().ResourceLogs().All() {
 		for _, sl := range rl.ScopeLogs().All() {
 			for _, lr := range sl.LogRecords().All() {
-				g.total++
-				g.count(lr.Body().AsString())
+				if seq, ok := seqOf(lr.Body().Str()); ok {
+					seqs = append(seqs, seq)
+				} else {
+					noSeq++
+				}
 			}
 		}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.total += len(seqs) + noSeq
+	g.noSeq += noSeq
+	for _, seq := range seqs {
+		g.count(seq)
 	}
 	return plogotlp.NewExportResponse(), nil
 }
 
-func (g *gateway) count(body string) {
-	b := []byte(body)
-	i := bytes.Index(b, seqKey)
-	if i < 0 || len(b) < i+13 {
-		g.noSeq++
-		return
+// seqOf reads the 9 digits after "seq=".
+func seqOf(body string) (int, bool) {
+	i := strings.Index(body, "seq=")
+	if i < 0 || len(body) < i+13 {
+		return 0, false
 	}
-	seq, err := strconv.Atoi(string(b[i+4 : i+13]))
-	if err != nil || seq >= g.want {
+	seq := 0
+	for _, c := range body[i+4 : i+13] {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		seq = seq*10 + int(c-'0')
+	}
+	return seq, true
+}
+
+func (g *gateway) count(seq int) {
+	if seq >= g.want {
 		g.noSeq++
 		return
 	}
@@ -91,6 +157,10 @@ func (g *gateway) count(body string) {
 	g.seen[seq/64] |= 1 << (seq % 64)
 	g.unique++
 	g.last = time.Now()
+	if g.unique == 1 {
+		g.first = g.last
+		close(g.started)
+	}
 	if g.unique == g.want {
 		close(g.complete)
 	}
@@ -103,16 +173,33 @@ func (g *gateway) counts() (total, unique, noSeq int) {
 	return g.total, g.unique, g.noSeq
 }
 
-func (g *gateway) stop() { g.srv.Stop() }
+func (g *gateway) stop() {
+	g.srv.Stop()
+	_ = g.httpSrv.Close()
+}
 
-// wireCounter adds up the payload bytes of requests as they crossed the wire.
-type wireCounter struct{ n *atomic.Int64 }
+// countingListener counts the bytes its connections read: what the agent sent, as it crossed
+// the wire (framing and headers included).
+type countingListener struct {
+	net.Listener
+	n *atomic.Int64
+}
 
-func (wireCounter) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context   { return ctx }
-func (wireCounter) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
-func (wireCounter) HandleConn(context.Context, stats.ConnStats)                       {}
-func (w wireCounter) HandleRPC(_ context.Context, s stats.RPCStats) {
-	if p, ok := s.(*stats.InPayload); ok {
-		w.n.Add(int64(p.CompressedLength))
+func (l countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
 	}
+	return countingConn{c, l.n}, nil
+}
+
+type countingConn struct {
+	net.Conn
+	n *atomic.Int64
+}
+
+func (c countingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.n.Add(int64(n))
+	return n, err
 }

@@ -70,7 +70,7 @@ func run(o options) error {
 		if dir, err = os.MkdirTemp("", "agentbench-"); err != nil {
 			return err
 		}
-		defer os.RemoveAll(dir)
+		defer func() { _ = os.RemoveAll(dir) }() // a temporary directory: left behind at worst
 	}
 	gw, err := startGateway()
 	if err != nil {
@@ -94,11 +94,11 @@ func run(o options) error {
 				if err := os.MkdirAll(state, 0o755); err != nil {
 					return err
 				}
-				configs, err := configFiles(runDir, string(shipped), v, wl, gw.addr, state)
+				configs, err := configFiles(runDir, string(shipped), v, wl, gw.addr, gw.httpAddr, state)
 				if err != nil {
 					return err
 				}
-				res := runAgent(o.otelcol, configs, o.limits, gw, wl, o.timeout, filepath.Join(runDir, "agent.log"))
+				res := runAgent(o.otelcol, configs, v.args, o.limits, gw, wl, o.timeout, filepath.Join(runDir, "agent.log"))
 				fmt.Fprintf(os.Stderr, "  %-10s %-14s run %d: %s\n", wl.name, v.name, r+1, res.line(wl))
 				if res.err != nil {
 					failed = true
@@ -142,7 +142,13 @@ func chooseVariants(o options) ([]variant, error) {
 			if err != nil {
 				return nil, err
 			}
-			all = append(all, variant{name: name, about: "shipped config + " + file, overrides: []string{string(data)}})
+			v := variant{name: name, about: "shipped config + " + file, overrides: []string{string(data)}}
+			for _, line := range strings.Split(string(data), "\n") {
+				if rest, ok := strings.CutPrefix(line, "# args:"); ok {
+					v.args = append(v.args, strings.Fields(rest)...)
+				}
+			}
+			all = append(all, v)
 		}
 	}
 	if o.variants == "" {

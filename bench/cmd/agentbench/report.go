@@ -12,6 +12,7 @@ type row struct {
 	workload, variant string
 	runs, failed      int
 	cpu, wall         float64 // seconds
+	busy              float64 // CPU ÷ wall during the catch-up
 	mbPerCPU          float64
 	peakRSS           float64 // MiB
 	wireMB            float64
@@ -24,13 +25,13 @@ func (r result) line(wl workload) string {
 		return "FAILED: " + r.err.Error()
 	}
 	return fmt.Sprintf("%.1f CPU-s, %.1f MB/cpu-s, wall %.1f s, CPU/wall %.2f, peak RSS %.0f MiB, wire %.1f MB, %d records (%d duplicates)",
-		r.cpu.Seconds(), float64(wl.bytes)/1e6/r.cpu.Seconds(), r.wall.Seconds(), r.cpu.Seconds()/r.wall.Seconds(),
+		r.cpu.Seconds(), float64(wl.bytes)/1e6/r.cpu.Seconds(), r.wall.Seconds(), r.busy,
 		float64(r.peakRSS)/(1<<20), float64(r.wire)/1e6, r.unique, r.duplicates)
 }
 
 func summarize(wl workload, v variant, rs []result) row {
 	out := row{workload: wl.name, variant: v.name, runs: len(rs), records: wl.records}
-	var cpu, wall, rss, wire []float64
+	var cpu, wall, busy, rss, wire []float64
 	for _, r := range rs {
 		if r.err != nil {
 			out.failed++
@@ -38,11 +39,12 @@ func summarize(wl workload, v variant, rs []result) row {
 		}
 		cpu = append(cpu, r.cpu.Seconds())
 		wall = append(wall, r.wall.Seconds())
+		busy = append(busy, r.busy)
 		rss = append(rss, float64(r.peakRSS)/(1<<20))
 		wire = append(wire, float64(r.wire)/1e6)
 		out.duplicates = max(out.duplicates, r.duplicates)
 	}
-	out.cpu, out.wall, out.peakRSS, out.wireMB = median(cpu), median(wall), median(rss), median(wire)
+	out.cpu, out.wall, out.busy, out.peakRSS, out.wireMB = median(cpu), median(wall), median(busy), median(rss), median(wire)
 	if out.cpu > 0 {
 		out.mbPerCPU = float64(wl.bytes) / 1e6 / out.cpu
 	}
@@ -74,7 +76,7 @@ func printTable(w io.Writer, o options, rows []row) {
 			}
 		}
 		fmt.Fprintf(w, "\n%s\n\n", wl)
-		fmt.Fprintln(w, "| variant | agent CPU-s | MB/cpu-s | × (a) preset | × (b) preset-rx | peak RSS MiB | wall s | CPU ÷ wall | wire MB | records | max dup | failed |")
+		fmt.Fprintln(w, "| variant | agent CPU-s | MB/cpu-s | × (a) preset | × (b) preset-rx | peak RSS MiB | wall s | CPU ÷ wall in catch-up | wire MB | records | max dup | failed |")
 		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 		for _, r := range rows {
 			if r.workload != wl {
@@ -82,7 +84,7 @@ func printTable(w io.Writer, o options, rows []row) {
 			}
 			fmt.Fprintf(w, "| %s | %.1f | %.1f | %s | %s | %.0f | %.1f | %.2f | %.1f | %d | %d | %d/%d |\n",
 				r.variant, r.cpu, r.mbPerCPU, ratio(r.mbPerCPU, anchor["preset"]), ratio(r.mbPerCPU, anchor["preset-rx"]),
-				r.peakRSS, r.wall, safeDiv(r.cpu, r.wall), r.wireMB, r.records, r.duplicates, r.failed, r.runs)
+				r.peakRSS, r.wall, r.busy, r.wireMB, r.records, r.duplicates, r.failed, r.runs)
 		}
 	}
 }
@@ -94,13 +96,6 @@ func ratio(v, anchor float64) string {
 	return fmt.Sprintf("%.2f×", v/anchor)
 }
 
-func safeDiv(a, b float64) float64 {
-	if b == 0 {
-		return 0
-	}
-	return a / b
-}
-
 func uniqueWorkloads(rows []row) []string {
 	var out []string
 	for _, r := range rows {
@@ -110,4 +105,3 @@ func uniqueWorkloads(rows []row) []string {
 	}
 	return out
 }
-

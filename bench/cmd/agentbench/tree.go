@@ -117,10 +117,11 @@ func podTree(dir string, size int64, pods int, seed uint64) (workload, error) {
 func plainTree(dir string, size int64, files int, seed uint64) (workload, error) {
 	wl := workload{name: "plain", root: filepath.Join(dir, "plain")}
 	r := rand.New(rand.NewPCG(seed, 2))
-	return wl, writeFiles(&wl, files, size, func(w *writer, seq int) error {
+	err := writeFiles(&wl, files, size, func(w *writer, seq int) error {
 		return w.line("10.0.%d.%d - - [01/Dec/2026:10:00:%02d +0000] \"GET /api/v1/items/%d HTTP/1.1\" 200 %d %s\n",
 			r.IntN(256), r.IntN(256), seq%60, r.IntN(100000), r.IntN(50000), message(r, seq))
 	})
+	return wl, err
 }
 
 // multilineTree writes application logs whose entries start with a date; one in five is an
@@ -128,7 +129,7 @@ func plainTree(dir string, size int64, files int, seed uint64) (workload, error)
 func multilineTree(dir string, size int64, files int, seed uint64) (workload, error) {
 	wl := workload{name: "multiline", root: filepath.Join(dir, "multiline")}
 	r := rand.New(rand.NewPCG(seed, 3))
-	return wl, writeFiles(&wl, files, size, func(w *writer, seq int) error {
+	err := writeFiles(&wl, files, size, func(w *writer, seq int) error {
 		level := "INFO"
 		if r.IntN(5) == 0 {
 			level = "ERROR"
@@ -149,6 +150,7 @@ func multilineTree(dir string, size int64, files int, seed uint64) (workload, er
 		}
 		return nil
 	})
+	return wl, err
 }
 
 // writeFiles writes entries round robin into files app-<i>.log until size bytes.

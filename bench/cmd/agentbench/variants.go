@@ -14,6 +14,7 @@ type variant struct {
 	about     string
 	preset    bool     // based on the helm chart's preset rather than the shipped config
 	overrides []string // YAML documents
+	args      []string // more command-line arguments of the agent (an override's "# args: …" line)
 }
 
 // presetConfig is the opentelemetry-helm-charts logsCollection preset as the chart renders it
@@ -120,7 +121,7 @@ receivers:
 // configFiles writes the config files of one run of v on wl and returns their paths, in the
 // order the collector merges them. The node's paths and the gateway's address are rewritten to
 // the run's: the log tree, the state directory and the local gateway.
-func configFiles(dir, shipped string, v variant, wl workload, gatewayAddr, state string) ([]string, error) {
+func configFiles(dir, shipped string, v variant, wl workload, gatewayAddr, gatewayHTTP, state string) ([]string, error) {
 	base := shipped
 	if v.preset {
 		base = presetConfig
@@ -131,9 +132,10 @@ func configFiles(dir, shipped string, v variant, wl workload, gatewayAddr, state
 	}
 	var paths []string
 	for i, d := range docs {
-		d = strings.ReplaceAll(d, "/var/log/pods", filepath.Join(wl.root))
+		d = strings.ReplaceAll(d, "/var/log/pods", wl.root)
 		d = strings.ReplaceAll(d, "/var/lib/otelcol", state)
 		d = strings.ReplaceAll(d, "otelcol-gateway:4317", gatewayAddr)
+		d = strings.ReplaceAll(d, "http://otelcol-gateway:4318", "http://"+gatewayHTTP)
 		p := filepath.Join(dir, fmt.Sprintf("%s-%d.yaml", v.name, i))
 		if err := os.WriteFile(p, []byte(d), 0o600); err != nil {
 			return nil, err

@@ -109,7 +109,7 @@ func writeCRI(from, path string) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	tmp := path + ".tmp"
 	out, err := os.Create(tmp)
 	if err != nil {
@@ -189,7 +189,7 @@ func count(glob string, paths []string, prefix []byte) (input, error) {
 		}
 		st, err := f.Stat()
 		if err != nil {
-			f.Close()
+			_ = f.Close() // read only
 			return in, err
 		}
 		in.bytes += st.Size()
@@ -200,7 +200,7 @@ func count(glob string, paths []string, prefix []byte) (input, error) {
 				in.entries++
 			}
 		}
-		f.Close()
+		_ = f.Close() // read only
 		if err := s.Err(); err != nil {
 			return in, fmt.Errorf("%s: %w", p, err)
 		}

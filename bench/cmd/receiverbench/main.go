@@ -53,7 +53,7 @@ func run(o options) error {
 		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(dir)
+		defer func() { _ = os.RemoveAll(dir) }() // a temporary directory: left behind at worst
 		o.data = dir
 	} else if err := os.MkdirAll(o.data, 0o755); err != nil {
 		return err

@@ -148,7 +148,11 @@ func measure(r rig.Receiver, keys map[string]any, in input, timeout time.Duratio
 			heap.stop()
 			return measurement{err: err}
 		}
-		defer f.Close()
+		defer func() {
+			if err := f.Close(); err != nil {
+				fmt.Fprintln(os.Stderr, "receiverbench: writing the profile:", err)
+			}
+		}()
 		if err := pprof.StartCPUProfile(f); err != nil {
 			heap.stop()
 			return measurement{err: err}

@@ -31,7 +31,7 @@ func printTable(w io.Writer, o options, rows []row, big []bigRun) {
 		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%s\t%d\t%s\t%s\t\n", r.workload, r.receiver, median(r.mbps),
 			runsList(r.mbps), r.records, mib(r.rss), mib(int64(r.heap)))
 	}
-	tw.Flush()
+	_ = tw.Flush() // w is stdout: nothing to do about a failed write
 	fmt.Fprintln(w)
 	for _, name := range order {
 		ours, ok := byWorkload[name][rig.Mergelog.Name]
@@ -74,7 +74,7 @@ func printTable(w io.Writer, o options, rows []row, big []bigRun) {
 				fmt.Fprintf(tw, "%s\t%d MB\t%.1f\t%s\t%s\t\n", b.workload, s.size/1e6, s.m.mbps(s.size), mib(s.m.rss), mib(int64(s.m.heap)))
 			}
 		}
-		tw.Flush()
+		_ = tw.Flush()
 	}
 }
 

@@ -426,8 +426,8 @@ func TestGatewayReceivesOTLP(t *testing.T) {
 }
 
 // The agent's exporter reaches the gateway's OTLP/gRPC port through a Service of this
-// deployment, and neither a gateway outage nor a full queue drops data: the queue is on disk,
-// blocks when full, and retries never stop. Checked for the agent config as deployed and with
+// deployment, and neither a gateway outage nor a full queue drops data: there is no queue in
+// memory (none at all, or one on disk that blocks when full), and retries never stop. Checked for the agent config as deployed and with
 // examples/agent-load-balancing.yaml merged over it.
 func TestAgentExportsToGateway(t *testing.T) {
 	d := load(t)
@@ -466,12 +466,17 @@ func TestAgentExportsToGateway(t *testing.T) {
 				t.Errorf("exporter %s sends to %s:%s, i.e. gateway port %d; the gateway's OTLP/gRPC is on %s", id, host, svcPort, got, gwGRPC)
 			}
 
-			storage := cfg.enabledExtension(t, "file_storage")
-			if got := exp.str("sending_queue", "storage"); got != storage {
-				t.Errorf("sending_queue.storage %q, want the node's %s", got, storage)
-			}
-			if b, _ := exp.get("sending_queue", "block_on_overflow").(bool); !b {
-				t.Error("want sending_queue.block_on_overflow: true (a full queue holds the receiver back instead of dropping)")
+			// No queue that accepts into memory: either none (ConsumeLogs returns once the
+			// gateway accepted, so the receiver's checkpoints follow the gateway's
+			// acknowledgements), or one on the node's disk that blocks when full.
+			if enabled, set := exp.get("sending_queue", "enabled").(bool); !set || enabled {
+				storage := cfg.enabledExtension(t, "file_storage")
+				if got := exp.str("sending_queue", "storage"); got != storage {
+					t.Errorf("sending_queue.storage %q: want sending_queue.enabled: false, or the node's %s", got, storage)
+				}
+				if b, _ := exp.get("sending_queue", "block_on_overflow").(bool); !b {
+					t.Error("want sending_queue.block_on_overflow: true (a full queue holds the receiver back instead of dropping)")
+				}
 			}
 			retryOn := retryOnByDefault
 			if enabled, set := exp.get("retry_on_failure", "enabled").(bool); set {
