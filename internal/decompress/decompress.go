@@ -7,10 +7,8 @@ import (
 	"bufio"
 	"bytes"
 	"compress/bzip2"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"strings"
 
@@ -110,18 +108,23 @@ func undecided(prefix []byte) bool {
 	return false
 }
 
-// Error reports a compressed stream that could not be decoded. The bytes
-// decoded before the damage have been delivered by Read.
+// Error reports a compressed stream that could not be decoded: damaged,
+// cut short, or refused because a header asks for more memory than the cap
+// (Err wraps ErrMemoryCap). The bytes decoded before have been delivered by
+// Read.
 type Error struct {
 	Kind    Kind
 	Offset  int64 // compressed bytes consumed when the damage was found
 	Decoded int64 // decompressed bytes delivered before it
-	Err     error // the decoder's error; io.ErrUnexpectedEOF when truncated
+	Err     error // the decoder's error; io.ErrUnexpectedEOF when truncated, ErrMemoryCap when refused
 }
 
 func (e *Error) Error() string {
 	what := "corrupt"
-	if errors.Is(e.Err, io.ErrUnexpectedEOF) {
+	switch {
+	case errors.Is(e.Err, ErrMemoryCap):
+		what = "refused"
+	case errors.Is(e.Err, io.ErrUnexpectedEOF):
 		what = "truncated"
 	}
 	return fmt.Sprintf("%s stream %s after %d compressed bytes (%d bytes decoded): %v",
@@ -146,13 +149,15 @@ var errClosed = errors.New("decompress: read after Close")
 // so io.EOF is not final: a growing file can be read on after it. For the
 // compressed kinds, io.EOF and errors are final.
 type Reader struct {
-	kind    Kind
-	src     countingReader
-	br      *bufio.Reader // over &src; the decoders read it directly
-	dec     io.Reader     // nil until the first Read of a compressed kind
-	zr      *zstd.Decoder // kept to release its buffers on Close
-	decoded int64         // by a compressed kind, for Error
-	err     error         // sticky: a compressed kind's error, or errClosed
+	kind      Kind
+	src       countingReader
+	br        *bufio.Reader // over &src; the decoders read it directly
+	dec       io.Reader     // nil until the first Read of a compressed kind
+	zr        *zstd.Decoder // kept to release its buffers on Close
+	xz        *xzGate       // between the xz decoder and br, for Xz
+	maxXzDict int64
+	decoded   int64 // by a compressed kind, for Error
+	err       error // sticky: a compressed kind's error, or errClosed
 }
 
 // NewReader detects the format of r from its first bytes and returns a Reader
@@ -169,10 +174,37 @@ func NewReader(r io.Reader) (*Reader, error) {
 // NewReaderKind is NewReader with the format forced by configuration, unless
 // k is Auto.
 func NewReaderKind(r io.Reader, k Kind) (*Reader, error) {
+	return NewReaderOptions(r, k, Options{})
+}
+
+// DefaultXzMaxDict is the default Options.XzMaxDict: the dictionary of xz -9,
+// the largest the xz presets use.
+const DefaultXzMaxDict = 64 << 20
+
+// Options bound the memory a Reader lets a stream's headers claim. The zero
+// value holds the defaults.
+type Options struct {
+	// XzMaxDict is the largest LZMA2 dictionary, in bytes, an xz block header
+	// may ask for; 0 means DefaultXzMaxDict. A block asking for more is
+	// refused, as *Error wrapping ErrMemoryCap, before its dictionary is
+	// allocated; the blocks before it are delivered. (The format allows up to
+	// 4 GiB; zstd windows are capped at 128 MiB, as the zstd CLI does, and a
+	// bzip2 block takes at most 900 kB.)
+	XzMaxDict int64
+}
+
+// NewReaderOptions is NewReaderKind with the memory caps of o.
+func NewReaderOptions(r io.Reader, k Kind, o Options) (*Reader, error) {
 	if k < Auto || k > Zstd {
 		return nil, fmt.Errorf("decompress: invalid kind %d", int(k))
 	}
-	z := &Reader{src: countingReader{r: r}}
+	if o.XzMaxDict < 0 {
+		return nil, fmt.Errorf("decompress: negative xz dictionary cap %d", o.XzMaxDict)
+	}
+	if o.XzMaxDict == 0 {
+		o.XzMaxDict = DefaultXzMaxDict
+	}
+	z := &Reader{src: countingReader{r: r}, maxXzDict: o.XzMaxDict}
 	z.br = bufio.NewReaderSize(&z.src, peekSize)
 	if k == Auto {
 		k = Plain
@@ -224,8 +256,8 @@ func (z *Reader) Read(p []byte) (int, error) {
 	n, err := z.dec.Read(p)
 	z.decoded += int64(n)
 	if err != nil {
-		if err == io.EOF && z.src.xz != nil && !z.src.xz.complete() {
-			err = io.ErrUnexpectedEOF
+		if err == io.EOF && z.xz != nil && !z.xz.done() {
+			err = io.ErrUnexpectedEOF // the decoder alone ends some cut streams without error
 		}
 		if err != io.EOF {
 			err = z.wrap(err)
@@ -248,14 +280,12 @@ func (z *Reader) open() error {
 	case Bzip2:
 		z.dec = bzip2.NewReader(z.br) // reads concatenated streams, as bzip2 -d
 	case Xz:
-		// Nothing was consumed yet: what the buffer holds is all that was read.
-		z.src.xz = &xzFooter{}
-		buffered, _ := z.br.Peek(z.br.Buffered())
-		z.src.xz.add(buffered)
-		// Reads concatenated streams and padding, as xz -d. The dictionary is
-		// allocated at the size the header asks for (64 MiB for xz -9), as
-		// xz -d does; the library offers no cap.
-		xr, err := xz.NewReader(z.br)
+		// Reads concatenated streams and padding, as xz -d. The decoder
+		// allocates the dictionary each block header asks for, up to 4 GiB,
+		// and offers no cap: the gate refuses a header above maxXzDict before
+		// the decoder sees it.
+		z.xz = newXzGate(z.br, z.maxXzDict)
+		xr, err := xz.NewReader(z.xz)
 		if err != nil {
 			return err
 		}
@@ -281,6 +311,9 @@ func (z *Reader) wrap(err error) error {
 	if z.src.err != nil && z.src.err != io.EOF {
 		return z.src.err
 	}
+	if z.xz != nil && z.xz.err != nil && z.xz.err != io.EOF {
+		err = z.xz.err // found by the gate: the decoder may have reworded it
+	}
 	if err == io.EOF { // a header cut short
 		err = io.ErrUnexpectedEOF
 	}
@@ -304,51 +337,11 @@ type countingReader struct {
 	r   io.Reader
 	n   int64
 	err error
-	xz  *xzFooter // for Xz
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	c.err = err
-	if c.xz != nil {
-		c.xz.add(p[:n])
-	}
 	return n, err
-}
-
-const xzFooterLen = 12
-
-// xzFooter keeps the last bytes of the input before its trailing zero bytes
-// (stream padding), which must be an xz stream footer when the decoder ends:
-// ulikunitz/xz ends without error on a stream cut right after its header or
-// inside a block header, which would pass a file still being written as
-// complete.
-type xzFooter struct {
-	last  [xzFooterLen]byte
-	zeros int // zero bytes read after last
-}
-
-func (x *xzFooter) add(p []byte) {
-	i := len(p) - 1
-	for i >= 0 && p[i] == 0 {
-		i--
-	}
-	if i < 0 {
-		x.zeros += len(p)
-		return
-	}
-	var b [3 * xzFooterLen]byte // last, then the zeros after it, then p up to i
-	n := copy(b[:], x.last[:])
-	n += min(x.zeros, xzFooterLen)
-	n += copy(b[n:], p[max(0, i+1-xzFooterLen):i+1])
-	copy(x.last[:], b[n-xzFooterLen:n])
-	x.zeros = len(p) - 1 - i
-}
-
-// complete reports whether the input ended with a footer: its CRC-32, backward
-// size and flags, and the magic "YZ".
-func (x *xzFooter) complete() bool {
-	f := x.last[:]
-	return f[10] == 'Y' && f[11] == 'Z' && crc32.ChecksumIEEE(f[4:10]) == binary.LittleEndian.Uint32(f[:4])
 }
