@@ -39,6 +39,7 @@ type gateway struct {
 	started  chan struct{}
 	complete chan struct{}
 	want     int
+	delay    time.Duration // added to every request: a slow gateway
 }
 
 func startGateway() (*gateway, error) {
@@ -107,6 +108,9 @@ func (g *gateway) expect(want int) {
 // Export scans the request's bodies outside the lock and records what it found under it, so
 // that concurrent requests cost the agent no waiting beyond the scan itself.
 func (g *gateway) Export(_ context.Context, req plogotlp.ExportRequest) (plogotlp.ExportResponse, error) {
+	if g.delay > 0 {
+		time.Sleep(g.delay)
+	}
 	seqs := make([]int, 0, req.Logs().LogRecordCount())
 	noSeq := 0
 	for _, rl := range req.Logs().ResourceLogs().All() {

@@ -26,6 +26,7 @@ type options struct {
 	limits     limits
 	timeout    time.Duration
 	extraFiles string
+	slow       time.Duration
 }
 
 func main() {
@@ -42,6 +43,7 @@ func main() {
 	flag.StringVar(&o.limits.gomemlimit, "gomemlimit", "400MiB", "GOMEMLIMIT of the agent (as the DaemonSet sets it)")
 	flag.DurationVar(&o.timeout, "timeout", 10*time.Minute, "a run that has not delivered every record by then fails")
 	flag.StringVar(&o.extraFiles, "extra", "", "comma-separated name=file.yaml: more variants, each an override of the shipped config")
+	flag.DurationVar(&o.slow, "gateway-delay", 0, "delay every request at the gateway by this much (a slow gateway)")
 	list := flag.Bool("list", false, "list the variants and exit")
 	flag.Parse()
 	if *list {
@@ -77,6 +79,7 @@ func run(o options) error {
 		return err
 	}
 	defer gw.stop()
+	gw.delay = o.slow
 
 	var rows []row
 	failed := false
