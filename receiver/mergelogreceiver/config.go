@@ -96,9 +96,13 @@ type BatchConfig struct {
 
 // RetryConfig is the backoff for batches the next consumer refused with a retryable error.
 // Unlike file_log, retrying is always on: offsets only advance once a batch is accepted.
+// Enabled and MaxElapsedTime are accepted so that file_log configs work as they are; neither
+// turns retrying off or makes it give up (which would drop data), and Start says so.
 type RetryConfig struct {
+	Enabled         *bool         `mapstructure:"enabled"`
 	InitialInterval time.Duration `mapstructure:"initial_interval"`
 	MaxInterval     time.Duration `mapstructure:"max_interval"`
+	MaxElapsedTime  time.Duration `mapstructure:"max_elapsed_time"`
 }
 
 // maxInFlightLimit bounds batch.max_in_flight: each batch in flight holds up to max_bytes.
@@ -251,6 +255,9 @@ func (r *RetryConfig) Validate() error {
 	}
 	if r.MaxInterval < r.InitialInterval {
 		errs.add("max_interval", "must be at least initial_interval (got %s)", r.MaxInterval)
+	}
+	if r.MaxElapsedTime < 0 {
+		errs.add("max_elapsed_time", "must not be negative (got %s)", r.MaxElapsedTime)
 	}
 	return errs.join()
 }

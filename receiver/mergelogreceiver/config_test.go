@@ -48,6 +48,7 @@ func TestConfigFull(t *testing.T) {
 	cfg, err := loadConfig(t, "full")
 	require.NoError(t, err)
 	storage := component.MustNewIDWithName("file_storage", "checkpoints")
+	enabled := true
 	want := &Config{
 		Include:                     []string{"/var/log/app/*.log", "/var/log/app/*.log.gz"},
 		Exclude:                     []string{"/var/log/app/debug*.log"},
@@ -80,7 +81,7 @@ func TestConfigFull(t *testing.T) {
 		Timestamp:      &TimestampConfig{Format: "layout", Layout: "%Y-%m-%d %H:%M:%S.%L", Location: "Europe/Berlin"},
 		Merge:          MergeConfig{Enabled: true, Window: 5 * time.Second, MaxHeldPerFile: 2000},
 		Batch:          BatchConfig{MaxRecords: 500, MaxBytes: 1 << 20, Timeout: time.Second, MaxInFlight: 4},
-		RetryOnFailure: RetryConfig{InitialInterval: 50 * time.Millisecond, MaxInterval: 10 * time.Second},
+		RetryOnFailure: RetryConfig{Enabled: &enabled, InitialInterval: 50 * time.Millisecond, MaxInterval: 10 * time.Second, MaxElapsedTime: 5 * time.Minute},
 	}
 	assert.Equal(t, want, cfg)
 }

@@ -74,6 +74,7 @@ func newReceiver(set receiver.Settings, cfg *Config, next consumer.Logs) (*merge
 // Start opens the checkpoint, if storage is configured, and starts the one goroutine that polls,
 // reads and delivers.
 func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error {
+	r.warnIgnoredRetryKeys()
 	tracker, err := filetrack.New(filetrack.Options{
 		Include:            r.cfg.Include,
 		Exclude:            r.cfg.Exclude,
@@ -204,6 +205,19 @@ func (r *mergelogReceiver) finish(ctx context.Context) {
 		r.set.Logger.Warn("Closing the files failed", zap.Error(err))
 	}
 	r.out.store.close(ctx)
+}
+
+// warnIgnoredRetryKeys says, once at start, what file_log's retry keys do here: nothing, since
+// giving up on a batch would lose it.
+func (r *mergelogReceiver) warnIgnoredRetryKeys() {
+	rc := r.cfg.RetryOnFailure
+	if rc.Enabled != nil && !*rc.Enabled {
+		r.set.Logger.Warn("retry_on_failure.enabled: false is ignored: this receiver always retries a refused batch, so that nothing is lost; offsets advance only once a batch is accepted")
+	}
+	if rc.MaxElapsedTime > 0 {
+		r.set.Logger.Warn("retry_on_failure.max_elapsed_time is ignored: this receiver never gives up on a batch (file_log drops it after that time); it holds the file back instead",
+			zap.Duration("max_elapsed_time", rc.MaxElapsedTime))
+	}
 }
 
 func (r *mergelogReceiver) flushTelemetry() {
