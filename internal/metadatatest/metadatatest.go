@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -98,6 +99,15 @@ func CheckStatus(t testing.TB, md Metadata, typ component.Type, signal string, l
 	if !slices.Contains(md.Status.Stability[want], signal) {
 		t.Errorf("metadata.yaml: status.stability.%s does not list %s", want, signal)
 	}
+}
+
+// Telemetry returns telemetry settings whose meter provider records into reader, for a
+// component's TelemetryBuilder to record one value on each instrument before CheckTelemetry.
+func Telemetry() (set component.TelemetrySettings, reader *sdkmetric.ManualReader) {
+	reader = sdkmetric.NewManualReader()
+	set = componenttest.NewNopTelemetrySettings()
+	set.MeterProvider = sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	return set, reader
 }
 
 // CheckTelemetry collects what reader holds after a test recorded one value on each instrument

@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 	"time"
+
+	"github.com/mergelog/otelcol-mergelog/bench/internal/stats"
 )
 
 // row is the medians of one variant's runs on one workload.
@@ -44,23 +46,11 @@ func summarize(wl workload, v variant, rs []result) row {
 		wire = append(wire, float64(r.wire)/1e6)
 		out.duplicates = max(out.duplicates, r.duplicates)
 	}
-	out.cpu, out.wall, out.busy, out.peakRSS, out.wireMB = median(cpu), median(wall), median(busy), median(rss), median(wire)
+	out.cpu, out.wall, out.busy, out.peakRSS, out.wireMB = stats.Median(cpu), stats.Median(wall), stats.Median(busy), stats.Median(rss), stats.Median(wire)
 	if out.cpu > 0 {
 		out.mbPerCPU = float64(wl.bytes) / 1e6 / out.cpu
 	}
 	return out
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // printTable prints a Markdown table per workload, with each variant's CPU per MB set against

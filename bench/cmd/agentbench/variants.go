@@ -17,11 +17,8 @@ type variant struct {
 	args      []string // more command-line arguments of the agent (an override's "# args: …" line)
 }
 
-// presetConfig is the opentelemetry-helm-charts logsCollection preset as the chart renders it
-// for a DaemonSet (file_log with the container operator, file_storage for its checkpoints,
-// memory_limiter and batch, the OTLP exporter with its defaults), with start_at beginning for
-// the catch-up.
-const presetConfig = `
+// presetFileLog is the preset's file_log receiver.
+const presetFileLog = `
 receivers:
   filelog:
     include: [/var/log/pods/*/*/*.log]
@@ -36,6 +33,13 @@ receivers:
       - type: container
         id: container-parser
         max_log_size: 102400
+`
+
+// presetConfig is the opentelemetry-helm-charts logsCollection preset as the chart renders it
+// for a DaemonSet (file_log with the container operator, file_storage for its checkpoints,
+// memory_limiter and batch, the OTLP exporter with its defaults), with start_at beginning for
+// the catch-up.
+const presetConfig = presetFileLog + `
 extensions:
   file_storage:
     directory: /var/lib/otelcol
@@ -60,21 +64,7 @@ service:
 `
 
 // presetReceiver puts the preset's file_log receiver into another pipeline.
-const presetReceiver = `
-receivers:
-  filelog:
-    include: [/var/log/pods/*/*/*.log]
-    exclude: [/var/log/pods/otel_otelcol-agent-*/*/*.log]
-    start_at: beginning
-    retry_on_failure:
-      enabled: true
-    include_file_path: true
-    include_file_name: false
-    storage: file_storage
-    operators:
-      - type: container
-        id: container-parser
-        max_log_size: 102400
+const presetReceiver = presetFileLog + `
 service:
   pipelines:
     logs:

@@ -5,11 +5,12 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/mergelog/otelcol-mergelog/bench/internal/rig"
+
+	"github.com/mergelog/otelcol-mergelog/bench/internal/stats"
 )
 
 func printTable(w io.Writer, o options, rows []row, big []bigRun) {
@@ -28,7 +29,7 @@ func printTable(w io.Writer, o options, rows []row, big []bigRun) {
 			order = append(order, r.workload)
 		}
 		byWorkload[r.workload][r.receiver] = r
-		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%s\t%d\t%s\t%s\t\n", r.workload, r.receiver, median(r.mbps),
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%s\t%d\t%s\t%s\t\n", r.workload, r.receiver, stats.Median(r.mbps),
 			runsList(r.mbps), r.records, mib(r.rss), mib(int64(r.heap)))
 	}
 	_ = tw.Flush() // w is stdout: nothing to do about a failed write
@@ -38,10 +39,10 @@ func printTable(w io.Writer, o options, rows []row, big []bigRun) {
 		if !ok || len(ours.mbps) == 0 {
 			continue
 		}
-		m := median(ours.mbps)
+		m := stats.Median(ours.mbps)
 		var verdicts []string
 		if fl, ok := byWorkload[name][rig.FileLog.Name]; ok && len(fl.mbps) > 0 {
-			ratio := m / median(fl.mbps)
+			ratio := m / stats.Median(fl.mbps)
 			v := fmt.Sprintf("ours/file_log %.1fx", ratio)
 			if ours.target.minRatio > 0 {
 				v += fmt.Sprintf(" (target ≥ %gx: %s)", ours.target.minRatio, verdict(ratio >= ours.target.minRatio))
@@ -83,18 +84,6 @@ func verdict(ok bool) string {
 		return "met"
 	}
 	return "MISSED"
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func runsList(v []float64) string {

@@ -4,10 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
 	"github.com/mergelog/otelcol-mergelog/internal/metadatatest"
 )
@@ -17,9 +15,7 @@ func TestMetadata(t *testing.T) {
 	md := metadatatest.Read(t, "../../metadata.yaml")
 	metadatatest.CheckStatus(t, md, Type, "logs", LogsStability)
 
-	reader := sdkmetric.NewManualReader()
-	set := componenttest.NewNopTelemetrySettings()
-	set.MeterProvider = sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	set, reader := metadatatest.Telemetry()
 	tb, err := NewTelemetryBuilder(set)
 	if err != nil {
 		t.Fatal(err)
