@@ -9,7 +9,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/mergelog/otelcol-mergelog/bench/internal/rig"
-
 	"github.com/mergelog/otelcol-mergelog/bench/internal/stats"
 )
 
