@@ -73,6 +73,20 @@ func (t *tail) reset(r io.Reader, pos int64) {
 	t.r, t.pos = r, pos
 }
 
+// rewind moves t back to pos, before t.pos, for the bytes after pos to be
+// read again: the kept bytes after pos are dropped, those before it stay.
+// Reading stops at an end only after reading the dropped bytes again, so the
+// window is whole again wherever a check point can be taken.
+func (t *tail) rewind(pos int64) {
+	d := t.pos - pos
+	if d <= 0 {
+		return
+	}
+	n := max(t.n-int(d), 0)
+	copy(t.buf[checkWindow-n:], t.buf[checkWindow-t.n:checkWindow-t.n+n])
+	t.pos, t.n = pos, n
+}
+
 func (t *tail) Read(p []byte) (int, error) {
 	n, err := t.r.Read(p)
 	if n >= checkWindow {

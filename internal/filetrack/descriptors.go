@@ -10,24 +10,39 @@ import (
 
 // allocate hands out descriptors, at most MaxConcurrentFiles: pinned files
 // keep theirs; the others with data take turns, least recently served
-// first; idle descriptors are closed before busy ones.
+// first; idle descriptors are closed before busy ones. Compressed files
+// start only while fewer than MaxConcurrentDecoders are being decoded.
 func (t *Tracker) allocate() []*File {
 	limit := t.opts.MaxConcurrentFiles
-	cands := t.cands[:0]
-	pinned := 0
+	cands, comp := t.cands[:0], t.compressed[:0]
+	pinned, decoding := 0, 0
 	for _, f := range t.files {
 		f.chosen = false
 		switch {
 		case f.fd != nil && f.pinned():
 			pinned++
+			if f.kind != decompress.Plain {
+				decoding++
+			}
 		case f.wants():
-			cands = append(cands, f)
+			// A compressed file that wants data has no descriptor: it
+			// would be pinned.
+			if f.kind != decompress.Plain {
+				comp = append(comp, f)
+			} else {
+				cands = append(cands, f)
+			}
 		}
 	}
+	if free := max(t.opts.MaxConcurrentDecoders-decoding, 0); len(comp) > free {
+		slices.SortFunc(comp, byService)
+		comp = comp[:free]
+	}
+	cands = append(cands, comp...)
+	clear(comp[:cap(comp)])
+	t.compressed = comp[:0]
 	if slots := max(limit-pinned, 0); len(cands) > slots {
-		slices.SortFunc(cands, func(a, b *File) int {
-			return cmp.Or(cmp.Compare(a.lastServed, b.lastServed), cmp.Compare(a.id, b.id))
-		})
+		slices.SortFunc(cands, byService)
 		clear(cands[slots:])
 		cands = cands[:slots]
 	}
@@ -75,6 +90,11 @@ func (t *Tracker) allocate() []*File {
 	}
 	t.out = out
 	return out
+}
+
+// byService orders files least recently served first.
+func byService(a, b *File) int {
+	return cmp.Or(cmp.Compare(a.lastServed, b.lastServed), cmp.Compare(a.id, b.id))
 }
 
 // openForRead opens f's source, verifying first that it is still f.

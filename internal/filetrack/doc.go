@@ -112,6 +112,17 @@
 // does). A finished File still answers Partial until the next Poll, so the
 // caller can flush it then.
 //
+// # Memory
+//
+// Line readers (a 256 KiB buffer each, more for a long line) are lent for a
+// read round, not owned by files: a plain file gives its reader back at
+// io.EOF, keeping a partial last line apart at its size, and at File.Yield,
+// which the caller calls when its round leaves the file before io.EOF; the
+// file reads its unreturned bytes again from its offset next time. A
+// compressed stream cannot be read again without decoding it from its start,
+// so it keeps its reader and decoder until it ends; at most
+// MaxConcurrentDecoders compressed files are read at once, the others wait.
+//
 // # Compressed files
 //
 // A compressed file is read as a stream of decompressed bytes and offsets

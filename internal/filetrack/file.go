@@ -29,7 +29,8 @@ type File struct {
 	// Reading state, owned by the reader between polls.
 	fd       *os.File
 	dec      *decompress.Reader
-	lr       *linereader.Reader // held only while reading or while a partial line is buffered
+	lr       *linereader.Reader // lent from t.lines for a read round (kept by a compressed stream)
+	pending  []byte             // with lr nil: the partial line read at the end of a plain file's data
 	tail     tail
 	off      int64 // end of the last line returned or partial consumed
 	counted  int64 // part of off added to Stats.BytesRead
@@ -91,6 +92,27 @@ func (f *File) Finished() bool { return f.done }
 // longer than MaxLineSize; the next line continues it.
 func (f *File) Split() bool { return f.lr != nil && f.lr.Split() }
 
+// partialKeep is the largest capacity of pending kept once the partial line is
+// gone: an idle file holds a few KiB at most.
+const partialKeep = 4 << 10
+
+// Yield ends the caller's read round of f when it stops before io.EOF: the
+// line reader goes back to the Tracker for the next file, so that the files
+// waiting for their turn hold no buffer. A plain file reads its unreturned
+// bytes again from Offset next time (it can seek). A compressed stream keeps
+// its reader: its decoder is where the stream is, and what the reader holds
+// could only be had again by decoding from the start; at most
+// MaxConcurrentDecoders of them are read at once. The lines returned by Next
+// are invalid after Yield.
+func (f *File) Yield() {
+	if f.lr == nil || f.kind != decompress.Plain {
+		return
+	}
+	f.tail.rewind(f.off)
+	f.needSeek = true
+	f.giveBack()
+}
+
 // Next returns the next complete line, without its newline, and the offset
 // just after it. At the end of the data available now it returns io.EOF:
 // call it again after the next Poll. Any other error ends this file's
@@ -124,8 +146,10 @@ func (f *File) start() error {
 				return f.fail(err)
 			}
 			f.needSeek = false
+			f.dropPending() // read again from the file
 		}
-		f.tail.reset(f.fd, f.off)
+		// The descriptor is after the pending bytes, if any.
+		f.tail.reset(f.fd, f.off+int64(len(f.pending)))
 	} else {
 		// A compressed stream cannot seek: decode it again from its start.
 		if _, err := f.fd.Seek(0, io.SeekStart); err != nil {
@@ -145,7 +169,8 @@ func (f *File) start() error {
 		}
 	}
 	f.lr = f.t.lines.Get().(*linereader.Reader)
-	f.lr.Reset(&f.tail, f.off)
+	f.lr.ResetPending(&f.tail, f.off, f.pending)
+	f.dropPending()
 	return nil
 }
 
@@ -157,11 +182,11 @@ func (f *File) end(err error) error {
 	if err == io.EOF {
 		f.addCheck()
 		if f.kind == decompress.Plain {
-			if len(f.lr.Partial()) == 0 {
-				// Nothing buffered: the descriptor is at off, and the buffer
-				// can serve another file until this one grows.
-				f.releaseReader()
-			}
+			// The buffer serves other files until this one grows; a partial
+			// line is kept apart (at its size: data waiting, not a buffer),
+			// for Partial, and the descriptor stays after it.
+			f.pending = append(f.pending[:0], f.lr.Partial()...)
+			f.giveBack()
 			return io.EOF
 		}
 	}
@@ -206,12 +231,34 @@ func (f *File) addCheck() {
 	f.mu.Unlock()
 }
 
-func (f *File) releaseReader() {
-	if f.lr != nil {
-		f.lr.Reset(nil, 0)
-		f.t.lines.Put(f.lr)
-		f.lr = nil
+// giveBack returns the line reader to the Tracker; a reader grown past the
+// default size by a long line is dropped, so that the pool only holds
+// default-sized buffers.
+func (f *File) giveBack() {
+	if f.lr == nil {
+		return
 	}
+	f.lr.Reset(nil, 0)
+	if f.lr.BufSize() <= linereader.DefaultBufSize {
+		f.t.lines.Put(f.lr)
+	}
+	f.lr = nil
+}
+
+// dropPending empties pending, letting a large one go.
+func (f *File) dropPending() {
+	if cap(f.pending) > partialKeep {
+		f.pending = nil
+	} else {
+		f.pending = f.pending[:0]
+	}
+}
+
+// releaseReader ends reading with the descriptor's position: it is read
+// again from off, partial line included, if at all.
+func (f *File) releaseReader() {
+	f.giveBack()
+	f.dropPending()
 	if f.dec != nil {
 		f.dec.Close()
 		f.dec = nil
@@ -223,7 +270,7 @@ func (f *File) releaseReader() {
 // meaningful after Next returned io.EOF.
 func (f *File) Partial() (tail []byte, end int64) {
 	if f.lr == nil {
-		return nil, f.off
+		return f.pending, f.off + int64(len(f.pending))
 	}
 	p := f.lr.Partial()
 	return p, f.off + int64(len(p))
@@ -233,6 +280,8 @@ func (f *File) Partial() (tail []byte, end int64) {
 // them, and a later continuation of that line is read as a new line.
 func (f *File) ConsumePartial() {
 	if f.lr == nil {
+		f.off += int64(len(f.pending))
+		f.dropPending()
 		return
 	}
 	f.lr.ConsumePartial()

@@ -37,6 +37,10 @@ type Options struct {
 	// MaxConcurrentFiles bounds the open descriptors; 0 means
 	// DefaultMaxConcurrentFiles.
 	MaxConcurrentFiles int
+	// MaxConcurrentDecoders bounds the compressed files read at once, each
+	// with a decoder (whose window may be large) and a line reader; the
+	// others wait for their turn. 0 means DefaultMaxConcurrentDecoders.
+	MaxConcurrentDecoders int
 	// Compression is decompress.Auto (detect by magic bytes) or a forced kind.
 	Compression decompress.Kind
 	// MaxLineSize cuts longer lines into pieces (see File.Split); 0 means
@@ -54,6 +58,10 @@ const (
 	DefaultFingerprintSize    = 1000
 	MinFingerprintSize        = 16
 	DefaultMaxConcurrentFiles = 1024
+	// DefaultMaxConcurrentDecoders: a compressed file is read to its end
+	// once started, and the reading is one goroutine, so more at once
+	// would cost memory without reading faster.
+	DefaultMaxConcurrentDecoders = 4
 )
 
 const (
@@ -81,10 +89,13 @@ type Stats struct {
 // Tracker discovers, identifies and reads files. See the package
 // documentation.
 type Tracker struct {
-	opts  Options
-	log   *zap.Logger
-	open  func(string) (*os.File, error)
-	lines sync.Pool // *linereader.Reader, held only while a file is being read
+	opts Options
+	log  *zap.Logger
+	open func(string) (*os.File, error)
+	// lines lends line readers for read rounds: a plain file gives its reader
+	// back when a round leaves it (File.Yield, io.EOF), so only the file
+	// being read and the compressed ones being decoded hold one.
+	lines sync.Pool // *linereader.Reader
 
 	mu       sync.Mutex
 	closed   bool
@@ -101,6 +112,7 @@ type Tracker struct {
 	paths        []string
 	work         []*diskFile
 	cands, out   []*File
+	compressed   []*File
 	finished     []*File
 	fpRaw, fpDec []byte
 	tailBuf      []byte
@@ -130,6 +142,12 @@ func New(opts Options) (*Tracker, error) {
 		opts.MaxConcurrentFiles = DefaultMaxConcurrentFiles
 	case opts.MaxConcurrentFiles < 1:
 		return nil, fmt.Errorf("filetrack: max concurrent files %d below 1", opts.MaxConcurrentFiles)
+	}
+	switch {
+	case opts.MaxConcurrentDecoders == 0:
+		opts.MaxConcurrentDecoders = DefaultMaxConcurrentDecoders
+	case opts.MaxConcurrentDecoders < 1:
+		return nil, fmt.Errorf("filetrack: max concurrent decoders %d below 1", opts.MaxConcurrentDecoders)
 	}
 	if opts.ExcludeOlderThan < 0 || opts.MaxLineSize < 0 {
 		return nil, errors.New("filetrack: negative exclude_older_than or max line size")

@@ -175,12 +175,25 @@ func (r *Reader) Offset() int64 { return r.offset }
 // Reset makes r read rd, keeping its buffer, as if rd's first byte were at
 // offset (for a file reopened and positioned there by the caller).
 func (r *Reader) Reset(rd io.Reader, offset int64) {
+	r.ResetPending(rd, offset, nil)
+}
+
+// ResetPending is Reset for a stream of which pending, the bytes at offset,
+// were read already (a partial line the caller kept while r served other
+// streams): they come first, then rd's bytes. pending is copied.
+func (r *Reader) ResetPending(rd io.Reader, offset int64, pending []byte) {
 	if r.view {
-		r.buf, r.view = make([]byte, DefaultBufSize), false
+		r.buf, r.view = make([]byte, max(DefaultBufSize, len(pending))), false
+	} else if len(pending) > len(r.buf) {
+		r.buf = make([]byte, len(pending))
 	}
 	r.rd = rd
-	r.start, r.end, r.scanned = 0, 0, 0
+	r.start, r.end, r.scanned = 0, copy(r.buf, pending), 0
 	r.offset = offset
 	r.split = false
 	r.err = nil
 }
+
+// BufSize returns the size of r's buffer, which grows with the longest line
+// (up to MaxLineSize+1): a caller that pools Readers can drop grown ones.
+func (r *Reader) BufSize() int { return len(r.buf) }

@@ -250,6 +250,37 @@ func TestReset(t *testing.T) {
 	}
 }
 
+// ResetPending goes on with a partial line kept by the caller as if the Reader had kept it:
+// the pending bytes come first, longer than the buffer or not, cut at MaxLineSize alike.
+func TestResetPending(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		pending string
+		rest    string
+		want    []line
+		partial string
+	}{
+		{"line completed", "ab", "c\nd", []line{{"abc", false}}, "d"},
+		{"nothing more", "ab", "", nil, "ab"},
+		{"pending longer than the buffer", "abcdef", "g\n", []line{{"abcdefg", false}}, ""},
+		{"cut at MaxLineSize", "abcdefgh", "ij\n", []line{{"abcdefgh", true}, {"ij", false}}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := New(nil, Options{BufSize: 4, MaxLineSize: 8})
+			pending := []byte(tc.pending)
+			r.ResetPending(strings.NewReader(tc.rest), 100, pending)
+			copy(pending, "XXXXXXXX") // copied: the caller may reuse its slice
+			lines, err := readAll(t, r)
+			if err != io.EOF || fmt.Sprint(lines) != fmt.Sprint(tc.want) || string(r.Partial()) != tc.partial {
+				t.Errorf("got %+v, %v, Partial %q; want %+v, Partial %q", lines, err, r.Partial(), tc.want, tc.partial)
+			}
+			if want := int64(100 + len(tc.pending) + len(tc.rest) - len(tc.partial)); r.Offset() != want {
+				t.Errorf("Offset = %d, want %d", r.Offset(), want)
+			}
+		})
+	}
+}
+
 func TestBytes(t *testing.T) {
 	for _, tc := range []struct {
 		in      string

@@ -105,6 +105,9 @@ func (r *mergelogReceiver) readFile(f *tailedFile) (more bool) {
 	if f.file.Path() != f.path {
 		r.setAttrs(f)
 	}
+	// Leaving f, the round gives its line reader back for the next file: a file waiting for its
+	// turn holds no buffer. Nothing keeps the lines read: streams copy what they hold.
+	defer f.file.Yield()
 	budget := chunkBytes
 	for budget > 0 {
 		if r.stopping {
