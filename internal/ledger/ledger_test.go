@@ -56,6 +56,20 @@ func TestEntriesSequenceGoesOnAcrossSettlement(t *testing.T) {
 	assert.LessOrEqual(t, cap(e.entries.q), 8)
 }
 
+// A ledger that held many entries at once (a catch-up) gives its array back once they settle.
+func TestEntriesGiveBackTheirArrayWhenEmptied(t *testing.T) {
+	var e Entries
+	var seqs []Seq
+	for i := range 1000 {
+		seqs = append(seqs, e.Add(int64(i), int64(i+1)))
+	}
+	for _, s := range seqs {
+		e.Settle(s)
+	}
+	assert.True(t, e.Empty())
+	assert.LessOrEqual(t, cap(e.entries.q), keptCap)
+}
+
 func TestLinesPopThrough(t *testing.T) {
 	var q Lines
 	q.Push(Line{Start: 0, End: 10, At: 1})
