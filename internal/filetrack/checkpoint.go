@@ -15,19 +15,49 @@ func (t *Tracker) Checkpoint() []byte {
 	defer t.mu.Unlock()
 	ids := make([]checkpoint.Identity, 0, len(t.files))
 	for _, f := range t.files {
-		f.mu.Lock()
-		cs := make([]checkpoint.Check, len(f.checks))
-		for i, c := range f.checks {
-			cs[i] = checkpoint.Check{Off: c.off, Sum: c.sum}
-		}
-		f.mu.Unlock()
-		ids = append(ids, checkpoint.Identity{
-			ID: f.id, Committed: f.committed, Records: f.records, Kind: f.kind,
-			Dev: f.key.dev, Ino: f.key.ino, Path: f.path, FP: f.fp, Checks: cs,
-		})
+		ids = append(ids, f.saved())
 	}
 	slices.SortFunc(ids, func(a, b checkpoint.Identity) int { return cmp.Compare(a.ID, b.ID) })
 	return checkpoint.Encode(ids)
+}
+
+// Changes is what changed in the checkpoint since the last call of Changes: each identity
+// created, restored or committed further since, encoded on its own (checkpoint.Encode of one
+// identity), and the identities forgotten since. A caller that keeps one storage key per
+// identity writes only these, so a write is proportional to what changed, not to the files
+// tracked.
+type Changes struct {
+	Set  map[uint64][]byte
+	Gone []uint64
+}
+
+// Changes returns what changed since its last call and starts collecting anew.
+func (t *Tracker) Changes() Changes {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c := Changes{Set: make(map[uint64][]byte, len(t.changed)), Gone: t.gone}
+	for id := range t.changed {
+		if f := t.files[id]; f != nil {
+			c.Set[id] = checkpoint.Encode([]checkpoint.Identity{f.saved()})
+		}
+	}
+	clear(t.changed)
+	t.gone = nil
+	return c
+}
+
+// saved is f's state as the checkpoint keeps it.
+func (f *File) saved() checkpoint.Identity {
+	f.mu.Lock()
+	cs := make([]checkpoint.Check, len(f.checks))
+	for i, c := range f.checks {
+		cs[i] = checkpoint.Check{Off: c.off, Sum: c.sum}
+	}
+	f.mu.Unlock()
+	return checkpoint.Identity{
+		ID: f.id, Committed: f.committed, Records: f.records, Kind: f.kind,
+		Dev: f.key.dev, Ino: f.key.ino, Path: f.path, FP: f.fp, Checks: cs,
+	}
 }
 
 // Restore loads a Checkpoint from a previous run; it must come before the
@@ -67,6 +97,7 @@ func (t *Tracker) Restore(data []byte) error {
 		f.done = f.skipped
 		f.tail.pos = f.off
 		t.files[f.id] = f
+		t.changed[f.id] = struct{}{} // restored: written again, in whatever layout the caller keeps now
 		t.idx.insert(f)
 		t.nextID = max(t.nextID, f.id)
 	}

@@ -167,3 +167,69 @@ func FuzzRestore(f *testing.F) {
 		}
 	})
 }
+
+// Changes names what changed since its last call: identities created or committed further, and
+// those forgotten; each encoded on its own, as the whole checkpoint encodes it.
+func TestChangesAreWhatMoved(t *testing.T) {
+	h := newHarness(t, Options{StartAtBeginning: true})
+	for _, name := range []string{"a.log", "b.log", "c.log"} {
+		testkit.WriteFile(t, h.path(name), text(lines(name, 0, 5)))
+	}
+	h.rounds(2)
+	c := h.tr.Changes()
+	if len(c.Set) != 3 || len(c.Gone) != 0 {
+		t.Fatalf("after the first reads: %d set, %d gone; want 3, 0", len(c.Set), len(c.Gone))
+	}
+	whole, err := checkpoint.Decode(h.tr.Checkpoint())
+	must(t, err)
+	for _, w := range whole {
+		one, err := checkpoint.Decode(c.Set[w.ID])
+		must(t, err)
+		if len(one) != 1 || one[0].ID != w.ID || one[0].Committed != w.Committed || one[0].Path != w.Path {
+			t.Fatalf("identity %d: encoded alone %+v, in the whole checkpoint %+v", w.ID, one, w)
+		}
+	}
+	if c := h.tr.Changes(); len(c.Set)+len(c.Gone) != 0 {
+		t.Fatalf("nothing moved, yet %d set and %d gone", len(c.Set), len(c.Gone))
+	}
+
+	testkit.AppendFile(t, h.path("b.log"), text(lines("b.log", 5, 6)))
+	h.rounds(1)
+	b := h.ids("b.log")
+	c = h.tr.Changes()
+	if len(c.Set) != 1 || c.Set[b[0]] == nil {
+		t.Fatalf("b grew: changes %v, want b's identity %d alone", keys(c.Set), b[0])
+	}
+
+	must(t, os.Remove(h.path("c.log")))
+	gone := h.ids("c.log")
+	h.rounds(forgetPolls + 2)
+	c = h.tr.Changes()
+	if !slices.Equal(c.Gone, gone) || c.Set[gone[0]] != nil {
+		t.Fatalf("c removed and forgotten: gone %v, want %v", c.Gone, gone)
+	}
+}
+
+// A restored checkpoint is written again whole: its identities count as changed.
+func TestRestoredIdentitiesAreChanges(t *testing.T) {
+	h := newHarness(t, Options{StartAtBeginning: true})
+	testkit.WriteFile(t, h.path("a.log"), text(lines("a", 0, 5)))
+	h.rounds(2)
+	cp := h.tr.Checkpoint()
+	tr, err := New(Options{Include: []string{h.path("*")}})
+	must(t, err)
+	defer func() { must(t, tr.Close()) }()
+	must(t, tr.Restore(cp))
+	if c := tr.Changes(); len(c.Set) != 1 {
+		t.Fatalf("restored one identity: %d changes", len(c.Set))
+	}
+}
+
+func keys(m map[uint64][]byte) []uint64 {
+	var out []uint64
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

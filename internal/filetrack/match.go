@@ -212,6 +212,7 @@ func (t *Tracker) create(df *diskFile, fd *os.File, fp []byte) {
 	df.stalls, df.truncatedFrom = 0, nil
 	t.setSource(f, df)
 	t.files[f.id] = f
+	t.changed[f.id] = struct{}{}
 	t.idx.insert(f)
 	t.discovered.Add(1)
 }

@@ -66,6 +66,8 @@ func (t *Tracker) forget() {
 		t.finish(f)
 		t.idx.remove(f)
 		delete(t.files, id)
+		delete(t.changed, id)
+		t.gone = append(t.gone, id)
 	}
 }
 

@@ -103,6 +103,8 @@ type Tracker struct {
 	poll     uint64
 	nextID   uint64
 	files    map[uint64]*File
+	changed  map[uint64]struct{} // identities created, restored or committed further since Changes
+	gone     []uint64            // identities forgotten since Changes
 	idx      index
 	disk     map[fileKey]*diskFile
 	reported map[string]string // path → problem reported
@@ -163,6 +165,7 @@ func New(opts Options) (*Tracker, error) {
 		log:      opts.Logger,
 		open:     os.Open,
 		files:    map[uint64]*File{},
+		changed:  map[uint64]struct{}{},
 		idx:      index{lens: map[int]int{}},
 		disk:     map[fileKey]*diskFile{},
 		reported: map[string]string{},
@@ -208,6 +211,7 @@ func (t *Tracker) Commit(id uint64, end, records int64) (moved bool) {
 	defer t.mu.Unlock()
 	if f := t.files[id]; f != nil && end > f.committed {
 		f.committed, f.records = end, records
+		t.changed[id] = struct{}{}
 		return true
 	}
 	return false

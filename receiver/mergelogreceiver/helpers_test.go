@@ -70,6 +70,7 @@ type memStorage struct {
 	mu     sync.Mutex
 	data   map[string][]byte
 	sets   int
+	bytes  int // value bytes handed to Set
 	frozen bool
 }
 
@@ -93,6 +94,7 @@ func (m *memStorage) Set(_ context.Context, key string, value []byte) error {
 	if !m.frozen {
 		m.data[key] = append([]byte(nil), value...)
 		m.sets++
+		m.bytes += len(value)
 	}
 	return nil
 }

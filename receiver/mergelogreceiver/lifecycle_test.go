@@ -62,7 +62,7 @@ func TestStartFailsWithoutTheStorageExtension(t *testing.T) {
 
 func TestStartFailsOnACorruptCheckpoint(t *testing.T) {
 	m := newMemStorage()
-	m.data[checkpointKey] = []byte("garbage")
+	m.data[legacyKey] = []byte("garbage")
 	cfg, host := withStorage(testConfig(t.TempDir()), m)
 	r, err := NewFactory().CreateLogs(context.Background(), receivertest.NewNopSettings(metadata.Type), cfg, consumertest.NewNop())
 	require.NoError(t, err)

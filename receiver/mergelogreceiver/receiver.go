@@ -95,10 +95,10 @@ func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error
 		if err != nil {
 			return errors.Join(err, tracker.Close())
 		}
-		if err := restore(ctx, client, tracker); err != nil {
+		r.out.store.client = client
+		if err := r.out.store.restore(ctx, tracker); err != nil {
 			return errors.Join(err, client.Close(ctx), tracker.Close())
 		}
-		r.out.store.client = client
 	}
 	r.read = reading{tracker: tracker, files: map[uint64]*tailedFile{}, resources: newResources(r.compiled.resource)}
 	r.out.batch = newBatch(r.cfg.Batch.MaxRecords)

@@ -173,3 +173,36 @@ func Decode(data []byte) ([]Identity, error) {
 	}
 	return ids, nil
 }
+
+const indexMagic = "MLFI"
+
+// EncodeIndex encodes a list of identity IDs: which per-identity keys a checkpoint has.
+func EncodeIndex(ids []uint64) []byte {
+	b := append([]byte(indexMagic), 1)
+	b = binary.AppendUvarint(b, uint64(len(ids)))
+	for _, id := range ids {
+		b = binary.AppendUvarint(b, id)
+	}
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+}
+
+// DecodeIndex decodes what EncodeIndex encoded.
+func DecodeIndex(data []byte) ([]uint64, error) {
+	if len(data) < len(indexMagic)+1+4 || string(data[:len(indexMagic)]) != indexMagic || data[len(indexMagic)] != 1 {
+		return nil, errCorrupt
+	}
+	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
+	if crc32.Checksum(body, castagnoli) != sum {
+		return nil, errCorrupt
+	}
+	d := decoder{b: body[len(indexMagic)+1:]}
+	n := d.uvarint(uint64(len(d.b)))
+	ids := make([]uint64, 0, n)
+	for range n {
+		ids = append(ids, d.uvarint(math.MaxUint64))
+	}
+	if d.err != nil || len(d.b) != 0 {
+		return nil, errCorrupt
+	}
+	return ids, nil
+}

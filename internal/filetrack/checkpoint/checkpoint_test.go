@@ -66,3 +66,31 @@ func TestDecodeVersion1(t *testing.T) {
 		t.Fatalf("decoded %+v", es)
 	}
 }
+
+func TestIndexRoundTrip(t *testing.T) {
+	for _, ids := range [][]uint64{nil, {1}, {1, 2, 300, 1 << 40}} {
+		data := EncodeIndex(ids)
+		got, err := DecodeIndex(data)
+		if err != nil {
+			t.Fatalf("%v: %v", ids, err)
+		}
+		if len(got) != len(ids) {
+			t.Fatalf("%v: got %v", ids, got)
+		}
+		for i := range ids {
+			if got[i] != ids[i] {
+				t.Fatalf("%v: got %v", ids, got)
+			}
+		}
+		for cut := range len(data) {
+			if _, err := DecodeIndex(data[:cut]); err == nil {
+				t.Fatalf("%v cut at %d: decoded", ids, cut)
+			}
+		}
+		flipped := append([]byte(nil), data...)
+		flipped[len(flipped)/2] ^= 0x40
+		if _, err := DecodeIndex(flipped); err == nil {
+			t.Fatalf("%v with a byte flipped: decoded", ids)
+		}
+	}
+}

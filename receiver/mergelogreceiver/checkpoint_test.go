@@ -1,0 +1,141 @@
+package mergelogreceiver
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+
+	"go.opentelemetry.io/collector/receiver/receivertest"
+
+	"github.com/mergelog/otelcol-mergelog/internal/filetrack"
+	"github.com/mergelog/otelcol-mergelog/internal/filetrack/checkpoint"
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
+	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/metadata"
+)
+
+// Writes follow what changed: with 1 000 files tracked and a steady trickle into ten of them,
+// each write carries those ten identities (and the index only when files come or go), not the
+// whole checkpoint, which the receiver rewrote on every accepted batch before.
+func TestCheckpointWritesAreProportionalToWhatChanged(t *testing.T) {
+	dir := t.TempDir()
+	const files = 1000
+	for i := range files {
+		testkit.WriteFile(t, filepath.Join(dir, fmt.Sprintf("f%04d.log", i)), fmt.Sprintf("file %d starts here with its own bytes\n", i))
+	}
+	m := newMemStorage()
+	cfg, host := withStorage(testConfig(dir), m)
+	cfg.PollInterval = 50 * time.Millisecond
+	s := &testkit.CountingSink{}
+	startReceiver(t, cfg, s, host)
+	testkit.WaitUntil(t, testkit.Timeout, "the first line of every file", func() bool { return s.Records() >= files })
+	testkit.WaitUntil(t, testkit.Timeout, "the checkpoint of every file", func() bool {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		return len(m.data) > files // a key per identity, and the index
+	})
+
+	m.mu.Lock()
+	sets0, bytes0 := m.sets, m.bytes
+	m.mu.Unlock()
+	whole := wholeCheckpointSize(t, m)
+	const rounds = 20
+	for r := range rounds {
+		for i := range 10 {
+			testkit.AppendFile(t, filepath.Join(dir, fmt.Sprintf("f%04d.log", i*100)), fmt.Sprintf("trickle %d\n", r))
+		}
+		want := int64(files + 10*(r+1))
+		testkit.WaitUntil(t, testkit.Timeout, "the trickle", func() bool { return s.Records() >= want })
+	}
+	testkit.WaitUntil(t, testkit.Timeout, "the last trickle checkpointed", func() bool {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		return m.sets > sets0
+	})
+	m.mu.Lock()
+	sets, written := m.sets-sets0, m.bytes-bytes0
+	m.mu.Unlock()
+	perWrite := written / max(sets, 1)
+	t.Logf("%d files: %d Sets, %d bytes in %d rounds (%d a Set); the whole checkpoint is %d bytes",
+		files, sets, written, rounds, perWrite, whole)
+	// Each Set is one identity: a fraction of the whole checkpoint, which is ~files times it.
+	assert.Less(t, perWrite*50, whole, "a write is proportional to what changed")
+	assert.LessOrEqual(t, written, rounds*10*perWrite*2, "only the files that grew are written")
+}
+
+// wholeCheckpointSize is the size of the checkpoint as one key, as releases before kept it.
+func wholeCheckpointSize(t *testing.T, m *memStorage) int {
+	t.Helper()
+	tr, err := filetrack.New(filetrack.Options{Include: []string{"/nonexistent/*"}})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, tr.Close()) }()
+	store := checkpointStore{client: m, logger: zap.NewNop()}
+	require.NoError(t, store.restore(context.Background(), tr))
+	return len(tr.Checkpoint())
+}
+
+// An agent upgraded in place finds the checkpoint of the release before (one key, version 2):
+// it resumes from it, writes it in the new layout and deletes the old key.
+func TestCheckpointOfTheReleaseBeforeIsCarriedOver(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.log")
+	testkit.WriteFile(t, a, numbered(0, 10))
+	// The release before: the whole checkpoint under one key.
+	old := newMemStorage()
+	{
+		tr, err := filetrack.New(filetrack.Options{Include: []string{filepath.Join(dir, "*.log")}, StartAtBeginning: true})
+		require.NoError(t, err)
+		for _, f := range tr.Poll() {
+			for {
+				_, end, err := f.Next()
+				if err != nil {
+					break
+				}
+				tr.Commit(f.ID(), end, 0)
+			}
+		}
+		old.data[legacyKey] = tr.Checkpoint()
+		require.NoError(t, tr.Close())
+	}
+	cfg, host := withStorage(testConfig(dir), old)
+	s := &testkit.LogsSink{}
+	r := startReceiver(t, cfg, s, host)
+	testkit.AppendFile(t, a, numbered(10, 12))
+	assert.Equal(t, wantLines(10, 12), s.WaitForBodies(t, 2), "resumed where the release before stopped")
+	require.NoError(t, r.Shutdown(context.Background()))
+	old.mu.Lock()
+	_, legacy := old.data[legacyKey]
+	_, index := old.data[indexKey]
+	old.mu.Unlock()
+	assert.False(t, legacy, "the old key is gone")
+	assert.True(t, index, "the new layout is written")
+
+	// And the new layout restores.
+	again := &testkit.LogsSink{}
+	startReceiver(t, cfg, again, host)
+	testkit.AppendFile(t, a, numbered(12, 13))
+	assert.Equal(t, wantLines(12, 13), again.WaitForBodies(t, 1))
+}
+
+func TestStartFailsOnACorruptCheckpointIndex(t *testing.T) {
+	for name, data := range map[string]map[string][]byte{
+		"index":       {indexKey: []byte("garbage")},
+		"missing key": {indexKey: checkpoint.EncodeIndex([]uint64{7})},
+		"wrong key":   {indexKey: checkpoint.EncodeIndex([]uint64{7}), keyOf(7): []byte("garbage")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			m := newMemStorage()
+			m.data = data
+			cfg, host := withStorage(testConfig(t.TempDir()), m)
+			r, err := NewFactory().CreateLogs(context.Background(), receivertest.NewNopSettings(metadata.Type), cfg, &testkit.CountingSink{})
+			require.NoError(t, err)
+			require.ErrorContains(t, r.Start(context.Background(), host), "restoring the checkpoint")
+			require.NoError(t, r.Shutdown(context.Background()))
+		})
+	}
+}
