@@ -31,13 +31,13 @@ func BenchmarkReadLines(b *testing.B) {
 	if err := w.Flush(); err != nil {
 		b.Fatal(err)
 	}
-	fd.Close()
+	must(b, fd.Close())
 
 	tr, err := New(Options{Include: []string{p}, StartAtBeginning: true})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer tr.Close()
+	defer func() { must(b, tr.Close()) }()
 	files := tr.Poll()
 	if len(files) != 1 {
 		b.Fatalf("Poll returned %d files", len(files))
@@ -88,7 +88,7 @@ func BenchmarkPoll(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer tr.Close()
+	defer func() { must(b, tr.Close()) }()
 	tr.Poll()
 	if st := tr.Stats(); st.FilesTracked != 1000 {
 		b.Fatalf("tracking %d files", st.FilesTracked)

@@ -22,8 +22,11 @@ func (t *Tracker) checkSources() {
 			if df.changed {
 				f.stalled, f.stalls = false, 0
 				t.closeFile(f) // read again from the start of the stream
-			} else if f.stalls++; f.stalls >= settlePolls {
-				t.failStalled(f)
+			} else {
+				f.stalls++
+				if f.stalls >= settlePolls {
+					t.failStalled(f)
+				}
 			}
 		case f.draining:
 			if f.kind == decompress.Plain {

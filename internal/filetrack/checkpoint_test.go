@@ -1,6 +1,7 @@
 package filetrack
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -24,9 +25,9 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	cp := h.tr.Checkpoint()
 	tr, err := New(Options{Include: []string{h.path("*")}})
 	must(t, err)
-	defer tr.Close()
+	defer func() { must(t, tr.Close()) }()
 	must(t, tr.Restore(cp))
-	if got := tr.Checkpoint(); string(got) != string(cp) {
+	if got := tr.Checkpoint(); !bytes.Equal(got, cp) {
 		t.Fatalf("checkpoint changed by a round trip:\n%x\n%x", cp, got)
 	}
 	if len(tr.files) != 2 {
@@ -106,7 +107,7 @@ func TestRotateToCompressedAcrossRestart(t *testing.T) {
 func TestRestoreErrors(t *testing.T) {
 	tr, err := New(Options{Include: []string{filepath.Join(t.TempDir(), "*")}})
 	must(t, err)
-	defer tr.Close()
+	defer func() { must(t, tr.Close()) }()
 	good := checkpoint.Encode([]checkpoint.Identity{{ID: 1, Committed: 5, Kind: decompress.Plain, FP: []byte("x"), Path: "p"}})
 	body := good[: len(good)-4 : len(good)-4]
 	for name, b := range map[string][]byte{
@@ -163,7 +164,7 @@ func FuzzRestore(f *testing.F) {
 					t.Fatalf("re-encoded checkpoint does not decode: %v", err)
 				}
 			}
-			tr.Close()
+			must(t, tr.Close())
 		}
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"slices"
 
+	"go.uber.org/zap"
+
 	"github.com/mergelog/otelcol-mergelog/internal/decompress"
 )
 
@@ -144,17 +146,40 @@ func (t *Tracker) slot() bool {
 	return true
 }
 
-func (t *Tracker) closeFile(f *File) error {
+// closeFile closes f's descriptor, if it has one, and ends its reader. The
+// descriptor was opened read-only, so a failed close loses no data: it is
+// logged at debug and otherwise ignored. Tracker.Close, which returns it,
+// calls closeFileErr.
+func (t *Tracker) closeFile(f *File) {
+	if err := t.closeFileErr(f); err != nil {
+		t.logCloseErr(f.path, err)
+	}
+}
+
+// closeFileErr is closeFile returning the descriptor's close error.
+func (t *Tracker) closeFileErr(f *File) error {
 	f.releaseReader()
 	if f.fd == nil {
 		return nil
 	}
-	err := t.closeRaw(f.fd)
+	err := t.closeFd(f.fd)
 	f.fd = nil
 	return err
 }
 
-func (t *Tracker) closeRaw(fd *os.File) error {
+// closeRaw closes a descriptor that belongs to no File. It was opened
+// read-only: a failed close loses no data, and is logged at debug.
+func (t *Tracker) closeRaw(fd *os.File) {
+	if err := t.closeFd(fd); err != nil {
+		t.logCloseErr(fd.Name(), err)
+	}
+}
+
+func (t *Tracker) closeFd(fd *os.File) error {
 	t.fdsOpen--
 	return fd.Close()
+}
+
+func (t *Tracker) logCloseErr(path string, err error) {
+	t.log.Debug("closing a read-only file failed", zap.String("path", path), zap.Error(err))
 }

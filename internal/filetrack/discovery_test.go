@@ -82,13 +82,13 @@ func TestVanishedAndDirectory(t *testing.T) {
 
 func TestSymlinkReadOnce(t *testing.T) {
 	h := newHarness(t, Options{StartAtBeginning: true})
-	real := h.path("real.log")
-	testkit.WriteFile(t, real, text(lines("r", 0, 5)))
-	must(t, os.Symlink(real, h.path("link.log")))
-	must(t, os.Link(real, h.path("real2.log")))
+	target := h.path("real.log")
+	testkit.WriteFile(t, target, text(lines("r", 0, 5)))
+	must(t, os.Symlink(target, h.path("link.log")))
+	must(t, os.Link(target, h.path("real2.log")))
 	files := h.round()
 	h.expect(lines("r", 0, 5))
-	if len(files) != 1 || files[0].Path() != h.path("link.log") || files[0].ResolvedPath() != real {
+	if len(files) != 1 || files[0].Path() != h.path("link.log") || files[0].ResolvedPath() != target {
 		t.Fatalf("files %d, path %q, resolved %q", len(files), files[0].Path(), files[0].ResolvedPath())
 	}
 	// Its target outside the globs is read through the link.

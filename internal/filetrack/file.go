@@ -260,7 +260,7 @@ func (f *File) releaseReader() {
 	f.giveBack()
 	f.dropPending()
 	if f.dec != nil {
-		f.dec.Close()
+		_ = f.dec.Close() // releases decoder buffers only; never fails
 		f.dec = nil
 	}
 }

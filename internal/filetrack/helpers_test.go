@@ -59,7 +59,7 @@ func (h *harness) start(opts Options) {
 	}
 	h.tr = tr
 	h.lines, h.errs, h.ends = map[uint64][]string{}, map[uint64][]error{}, map[uint64]int64{}
-	h.t.Cleanup(func() { tr.Close() })
+	h.t.Cleanup(func() { must(h.t, tr.Close()) })
 }
 
 func (h *harness) path(name string) string { return filepath.Join(h.dir, name) }
@@ -196,7 +196,7 @@ func readFile(t *testing.T, path string) []byte {
 	return b
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
@@ -230,7 +230,7 @@ func openFDs(t *testing.T, dir string) int {
 	}
 	n := 0
 	for _, e := range ents {
-		if target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil &&
+		if target, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil &&
 			strings.HasPrefix(target, dir+string(filepath.Separator)) {
 			n++
 		}

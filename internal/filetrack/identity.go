@@ -100,7 +100,7 @@ func (t *Tracker) compareChecks(c *diskFile, fd *os.File, x *File) verdict {
 		return unknown
 	}
 	var (
-		i   = -1
+		i   int
 		got uint64
 	)
 	if c.kind == decompress.Plain {
@@ -130,7 +130,7 @@ func streamChecks(c *diskFile, fd *os.File, cs []check) (int, uint64) {
 	if err != nil {
 		return -1, 0
 	}
-	defer dec.Close()
+	defer func() { _ = dec.Close() }() // releases decoder buffers only; never fails
 	tl := &tail{r: dec}
 	i, got := -1, uint64(0)
 	for j, ck := range cs {

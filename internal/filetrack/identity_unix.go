@@ -14,6 +14,6 @@ func keyOf(path string, info fs.FileInfo) (fileKey, error) {
 	if !ok {
 		return fileKey{}, fmt.Errorf("filetrack: no device and inode for %s", path)
 	}
-	// The field types differ between systems.
-	return fileKey{dev: uint64(st.Dev), ino: uint64(st.Ino)}, nil //nolint:unconvert // not uint64 everywhere
+	// The field types differ between systems (Dev is int32 on darwin).
+	return fileKey{dev: uint64(st.Dev), ino: uint64(st.Ino)}, nil
 }

@@ -32,7 +32,8 @@ func (x *index) remove(f *File) {
 		return
 	}
 	x.s = slices.Delete(x.s, i, i+1)
-	if x.lens[len(f.fp)]--; x.lens[len(f.fp)] == 0 {
+	x.lens[len(f.fp)]--
+	if x.lens[len(f.fp)] == 0 {
 		delete(x.lens, len(f.fp))
 	}
 }

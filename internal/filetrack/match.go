@@ -151,7 +151,7 @@ func (t *Tracker) identify(df *diskFile) (*os.File, []byte, bool) {
 	dec, err := decompress.NewReaderKind(io.NewSectionReader(fd, 0, df.size), kind)
 	if err == nil {
 		n, err = io.ReadFull(dec, t.fpDec)
-		dec.Close()
+		_ = dec.Close() // releases decoder buffers only; never fails
 	}
 	if n == 0 {
 		t.closeRaw(fd)

@@ -240,7 +240,7 @@ func (t *Tracker) Close() error {
 	t.closed = true
 	var errs []error
 	for _, f := range t.files {
-		errs = append(errs, t.closeFile(f))
+		errs = append(errs, t.closeFileErr(f))
 	}
 	return errors.Join(errs...)
 }

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/stretchr/testify/require"
+
 	"go.uber.org/goleak"
 
 	"github.com/mergelog/otelcol-mergelog/internal/loggen"
@@ -164,16 +166,17 @@ func TestFollow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.Close()
+	defer func() { require.NoError(t, w.Close()) }()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { require.NoError(t, f.Close()) }()
 	r := New(f, Options{BufSize: 8})
 	var got []string
 	for _, chunk := range []string{"", "one\ntw", "o\nthree is lo", "nger than the buffer\n", "\n", "four"} {
-		w.WriteString(chunk)
+		_, err := w.WriteString(chunk)
+		require.NoError(t, err)
 		lines, err := readAll(t, r)
 		if err != io.EOF {
 			t.Fatal(err)
@@ -191,7 +194,8 @@ func TestFollow(t *testing.T) {
 	if p := r.ConsumePartial(); string(p) != "four" || r.Offset() != 45 || len(r.Partial()) != 0 {
 		t.Errorf("ConsumePartial %q, Offset %d", p, r.Offset())
 	}
-	w.WriteString(" more\n")
+	_, err = w.WriteString(" more\n")
+	require.NoError(t, err)
 	if l, err := r.Next(); string(l) != " more" || err != nil || r.Offset() != 51 {
 		t.Errorf("after ConsumePartial: %q, %v, Offset %d", l, err, r.Offset())
 	}
@@ -201,19 +205,26 @@ func TestFollow(t *testing.T) {
 func TestPipe(t *testing.T) {
 	pr, pw := io.Pipe()
 	r := New(pr, Options{})
-	go pw.Write([]byte("first\nsec"))
+	written := make(chan error, 2)
+	go func() {
+		_, err := pw.Write([]byte("first\nsec"))
+		written <- err
+	}()
 	if l, err := r.Next(); string(l) != "first" || err != nil {
 		t.Fatalf("%q, %v", l, err)
 	}
 	go func() {
-		pw.Write([]byte("ond\n"))
-		pw.Close()
+		_, err := pw.Write([]byte("ond\n"))
+		written <- errors.Join(err, pw.Close())
 	}()
 	if l, err := r.Next(); string(l) != "second" || err != nil {
 		t.Fatalf("%q, %v", l, err)
 	}
 	if _, err := r.Next(); err != io.EOF {
 		t.Fatalf("err = %v", err)
+	}
+	for range 2 {
+		require.NoError(t, <-written)
 	}
 }
 
@@ -242,7 +253,9 @@ func TestNoProgress(t *testing.T) {
 
 func TestReset(t *testing.T) {
 	r := New(strings.NewReader("a\nbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"), Options{BufSize: 4, MaxLineSize: 8})
-	readAll(t, r)
+	if _, err := readAll(t, r); err != io.EOF {
+		t.Fatalf("before Reset: %v", err)
+	}
 	r.Reset(strings.NewReader("c\nd"), 100)
 	lines, err := readAll(t, r)
 	if err != io.EOF || fmt.Sprint(lines) != fmt.Sprint([]line{{"c", false}}) || r.Offset() != 102 || string(r.Partial()) != "d" || r.Split() {
@@ -332,7 +345,9 @@ func TestBytesLinesAreSlicesOfData(t *testing.T) {
 func TestBytesReset(t *testing.T) {
 	data := []byte("a\nb")
 	r := NewBytes(data)
-	readAll(t, r)
+	if _, err := readAll(t, r); err != io.EOF {
+		t.Fatalf("before Reset: %v", err)
+	}
 	r.Reset(strings.NewReader("cccc\nd"), 10)
 	lines, err := readAll(t, r)
 	if err != io.EOF || fmt.Sprint(lines) != fmt.Sprint([]line{{"cccc", false}}) || r.Offset() != 15 || string(r.Partial()) != "d" {
