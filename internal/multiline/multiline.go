@@ -9,9 +9,10 @@
 //
 //   - none (no pattern): every line is an entry.
 //   - start: a start line emits the open entry, if any, and opens a new one; other lines join the
-//     open entry, or are orphans before the first start line.
+//     open entry. Lines before the first start line (or after Flush) are an entry of their own, as
+//     file_log gives them: one entry up to the next start line, not an orphan each.
 //   - continue: the same as start with "start" meaning "not continue": a run of continuation lines
-//     joins the line before it; at the very beginning (or after Flush) they are orphans.
+//     joins the line before it; at the very beginning (or after Flush) the run is an entry.
 //   - start+continue: a start line opens an entry; continuation lines join it; any other line
 //     emits it and is an orphan, or opens a new entry if it is a start line. When an entry is open,
 //     continue is checked first.
@@ -23,22 +24,31 @@
 //     and emits it. Another line ends the run without an end: the run and that line go out as
 //     orphans, line by line. Outside an entry, an end line that is not a continuation line is an
 //     entry of one line; other lines are orphans.
-//   - end: every line joins the open entry; an end line emits it.
+//   - end: every line joins the open entry; an end line emits it (file_log's line_end_pattern).
 //
 // Start, continue and end together are rejected: the order of the checks would be arbitrary.
 //
-// Flush emits what is open, as Logtail does at the end of its buffer: in the modes without an end
-// pattern as one entry; in the modes with one, the lines never saw their end line, so they go out
-// one by one as orphans. Call it at the end of the input, and when the input has been idle for a
-// while: an open entry otherwise waits for the line that closes it (the next line that does not join
-// it, or its end line). A writer slower than that idle period gets its entry cut.
+// Flush emits what is open as one entry, as file_log flushes its buffer; only start+end and
+// continue+end, which file_log does not have, give the lines that never saw their end line one by
+// one as orphans, as Logtail does. Call it at the end of the input, and when the input has been
+// idle for a while: an open entry otherwise waits for the line that closes it (the next line that
+// does not join it, or its end line). A writer slower than that idle period gets its entry cut.
 //
 // Caps: with MaxLines, an entry that has MaxLines lines is emitted before another line would join
 // it, and the line starts a new entry in the same state (so the rest of a long stack trace keeps
-// joining). With MaxBytes and without Truncate, the same happens before a line would take the text
-// past MaxBytes, and a single line longer than MaxBytes is cut into pieces of MaxBytes bytes, each an
-// entry carrying that line's end offset. With Truncate, the first MaxBytes bytes of the entry are
-// kept and the rest, up to the end of the entry, is discarded and counted.
+// joining). With MaxBytes and without Truncate, the text is cut at exactly MaxBytes bytes, as
+// file_log cuts its buffer: a line that would take the entry past MaxBytes fills it up to MaxBytes
+// (its '\n' separator counts, and may be the last byte), the entry is emitted, and the rest of the
+// line starts the next entry in the same state. (When the entry is exactly full, the separator is
+// dropped rather than starting the next entry: file_log keeps it there, and trims it by default.) Such a piece carries the end offset of the last
+// line that ends in it, so that the line it was cut in is still waiting for the entry that has its
+// end (a reader of the end offsets never passes a line whose rest was not emitted yet). A line of
+// MaxBytes bytes or more is the exception: it emits the open entry first and is cut on its own into
+// pieces of MaxBytes bytes, each carrying that line's end offset, its last shorter piece starting
+// the next entry (a caller's reader that cuts long lines into pieces of MaxBytes bytes gives them
+// this way: each piece an entry, never joined to the next with a '\n' that is not in the input).
+// With Truncate, the first MaxBytes bytes of the entry are kept and the rest, up to the end of the
+// entry, is discarded and counted.
 //
 // In steady state a line costs one or two pattern checks and one copy into a reused buffer (none
 // for a line that is an entry on its own: the sink gets the caller's bytes), with no allocation.
@@ -79,15 +89,15 @@ type Stats struct {
 
 type mode uint8
 
-// The modes with an end pattern come last: add tests mode >= modeStartEnd.
+// The modes that give unmatched lines out one by one come last: add tests mode >= modeStartEnd.
 const (
 	modeNone mode = iota
 	modeStart
 	modeContinue
 	modeStartContinue
+	modeEnd
 	modeStartEnd
 	modeContinueEnd
-	modeEnd
 )
 
 // Joiner joins lines into entries. It is not safe for concurrent use.
@@ -100,8 +110,8 @@ type Joiner struct {
 	buf   []byte // text of the open entry, as far as kept
 	full  int    // length the text would have without Truncate
 	lines int
-	end   int64 // end offset of the last line
-	// bounds marks where each kept line of the open entry ends, in the modes with an end pattern
+	end   int64 // end offset of the last line that ends in the open entry; -1: none yet
+	// bounds marks where each kept line of the open entry ends, in start+end and continue+end
 	// only: there an entry that never sees its end line goes out line by line.
 	bounds []bound
 
@@ -121,7 +131,7 @@ func New(cfg Config, sink Sink) (*Joiner, error) {
 	if cfg.MaxLines < 0 || cfg.MaxBytes < 0 {
 		return nil, errors.New("multiline: negative MaxLines or MaxBytes")
 	}
-	j := &Joiner{cfg: cfg, sink: sink}
+	j := &Joiner{cfg: cfg, sink: sink, end: -1}
 	switch start, cont, end := cfg.Start != nil, cfg.Continue != nil, cfg.End != nil; {
 	case start && cont && end:
 		return nil, errors.New("multiline: start, continue and end patterns cannot all be set: " +
@@ -156,16 +166,10 @@ func (j *Joiner) Add(line []byte, end int64) {
 		} else {
 			opens = !j.cfg.Continue.Match(line)
 		}
-		switch {
-		case opens:
+		if opens {
 			j.emit()
-			j.open = true
-			j.add(line, end)
-		case j.open:
-			j.add(line, end)
-		default:
-			j.orphan(line, end)
 		}
+		j.add(line, end)
 	case modeStartContinue:
 		if j.open && j.cfg.Continue.Match(line) {
 			j.add(line, end)
@@ -215,10 +219,10 @@ func (j *Joiner) Add(line []byte, end int64) {
 	}
 }
 
-// Flush emits the open entry, if any (see the package doc for the modes with an end pattern).
+// Flush emits the open entry, if any (see the package doc for start+end and continue+end).
 func (j *Joiner) Flush() {
 	switch j.mode {
-	case modeStartEnd, modeContinueEnd, modeEnd:
+	case modeStartEnd, modeContinueEnd:
 		j.unmatched()
 	default:
 		j.emit()
@@ -233,20 +237,17 @@ func (j *Joiner) Pending() bool { return j.lines > 0 }
 func (j *Joiner) Stats() Stats { return j.stats }
 
 // add appends line to the open entry. If the line would take the entry past a cap, the entry is
-// emitted first and the line starts the next one.
+// emitted first (MaxLines), or filled up to MaxBytes and emitted (see the package doc), and the
+// line, or its rest, starts the next one.
 func (j *Joiner) add(line []byte, end int64) {
-	maxBytes := j.cfg.MaxBytes
-	split := maxBytes > 0 && !j.cfg.Truncate
-	if j.lines > 0 && (j.lines == j.cfg.MaxLines || split && j.full+1+len(line) > maxBytes) {
+	if j.lines > 0 && j.lines == j.cfg.MaxLines {
 		j.stats.Split++
 		j.emit()
 	}
-	if split && j.lines == 0 {
-		for len(line) > maxBytes {
-			j.stats.Split++
-			j.out(line[:maxBytes], end)
-			line = line[maxBytes:]
-		}
+	maxBytes := j.cfg.MaxBytes
+	if maxBytes > 0 && !j.cfg.Truncate {
+		j.addSplit(line, end, maxBytes)
+		return
 	}
 
 	n := len(line)
@@ -254,7 +255,7 @@ func (j *Joiner) add(line []byte, end int64) {
 		n++ // the '\n' before it
 	}
 	keep := n
-	if maxBytes > 0 && j.cfg.Truncate {
+	if maxBytes > 0 {
 		keep = min(n, maxBytes-len(j.buf))
 		j.stats.TruncatedBytes += int64(n - keep)
 	}
@@ -265,13 +266,58 @@ func (j *Joiner) add(line []byte, end int64) {
 			keep--
 		}
 		j.buf = append(j.buf, line[:keep]...)
-		if j.mode >= modeStartEnd {
-			j.bounds = append(j.bounds, bound{to: len(j.buf), end: end})
-		}
+		j.bound(end)
 	}
 	j.full += n
 	j.lines++
 	j.end = end
+}
+
+// addSplit is add with MaxBytes and without Truncate: the text is cut at exactly maxBytes.
+func (j *Joiner) addSplit(line []byte, end int64, maxBytes int) {
+	if len(line) >= maxBytes {
+		// A line as long as an entry may be a piece of a longer line the caller cut: it joins
+		// nothing before it, so that pieces are never joined with a '\n'.
+		if j.lines > 0 {
+			j.stats.Split++
+			j.emit()
+		}
+		for len(line) > maxBytes {
+			j.stats.Split++
+			j.out(line[:maxBytes], end)
+			line = line[maxBytes:]
+		}
+	}
+	// line is shorter than an entry now: one cut at most. A cut fills the entry up to exactly
+	// maxBytes (the '\n' before line first) and emits it; when the entry is full already, the
+	// '\n' is dropped. The piece ends inside line, and carries the end of the last line that
+	// ends in it (there is one: an entry has lines when line does not fit), so that line is
+	// still waiting for the entry with its rest.
+	if j.lines > 0 && len(j.buf)+1+len(line) > maxBytes {
+		if room := maxBytes - len(j.buf); room > 0 {
+			j.buf = append(j.buf, '\n')
+			j.buf = append(j.buf, line[:room-1]...)
+			line = line[room-1:]
+		}
+		j.stats.Split++
+		j.out(j.buf, j.end)
+		j.reset()
+	}
+	if j.lines > 0 {
+		j.buf = append(j.buf, '\n')
+	}
+	j.buf = append(j.buf, line...)
+	j.bound(end)
+	j.full = len(j.buf)
+	j.lines++
+	j.end = end
+}
+
+// bound records that the line just appended, which ends at end, ends at the end of the text.
+func (j *Joiner) bound(end int64) {
+	if j.mode >= modeStartEnd {
+		j.bounds = append(j.bounds, bound{to: len(j.buf), end: end})
+	}
 }
 
 // emit gives the open entry to the sink, if it has lines.
@@ -334,5 +380,6 @@ func (j *Joiner) reset() {
 	j.buf = j.buf[:0]
 	j.full = 0
 	j.lines = 0
+	j.end = -1
 	j.bounds = j.bounds[:0]
 }

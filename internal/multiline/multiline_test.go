@@ -71,15 +71,16 @@ func TestModes(t *testing.T) {
 			name:  "start",
 			cfg:   Config{Start: S},
 			lines: []string{"x", " y", "S1", " a", "b", "S2", "", "S3"},
-			want:  []entry{{"x", 2}, {" y", 5}, {"S1\n a\nb", 13}, {"S2\n", 17}, {"S3", 20}},
-			stats: Stats{Entries: 5, Orphans: 2},
+			// The lines before the first start line are one entry, as file_log gives them.
+			want:  []entry{{"x\n y", 5}, {"S1\n a\nb", 13}, {"S2\n", 17}, {"S3", 20}},
+			stats: Stats{Entries: 4},
 		},
 		{
 			name:  "continue",
 			cfg:   Config{Continue: C},
 			lines: []string{" o1", "\to2", "A", " a", " b", "B", "", " c"},
-			want:  []entry{{" o1", 4}, {"\to2", 8}, {"A\n a\n b", 16}, {"B", 18}, {"\n c", 22}},
-			stats: Stats{Entries: 5, Orphans: 2},
+			want:  []entry{{" o1\n\to2", 8}, {"A\n a\n b", 16}, {"B", 18}, {"\n c", 22}},
+			stats: Stats{Entries: 4},
 		},
 		{
 			name:  "start+continue",
@@ -109,8 +110,9 @@ func TestModes(t *testing.T) {
 			name:  "end",
 			cfg:   Config{End: E},
 			lines: []string{"a", "", "1E", "2E", "c", "d"},
-			want:  []entry{{"a\n\n1E", 6}, {"2E", 9}, {"c", 11}, {"d", 13}},
-			stats: Stats{Entries: 4, Orphans: 2},
+			// Flushed without an end line: one entry, as file_log flushes it.
+			want:  []entry{{"a\n\n1E", 6}, {"2E", 9}, {"c\nd", 13}},
+			stats: Stats{Entries: 3},
 		},
 	}
 	for _, tt := range tests {
@@ -143,7 +145,7 @@ func TestCaps(t *testing.T) {
 			cfg:   Config{Start: S, MaxLines: 1},
 			lines: []string{"x", "S", "a"},
 			want:  []entry{{"x", 2}, {"S", 4}, {"a", 6}},
-			stats: Stats{Entries: 3, Orphans: 1, Split: 1},
+			stats: Stats{Entries: 3, Split: 1},
 		},
 		{
 			name:  "lines, end mode keeps waiting for the end",
@@ -159,6 +161,29 @@ func TestCaps(t *testing.T) {
 			want: []entry{{"S\nabc", 6}, {"defgh", 18}, {"ijklm", 18}, {"n", 18}, {"S2\nxx", 24},
 				{"S3456", 31}, {"7", 31}},
 			stats: Stats{Entries: 7, Split: 4},
+		},
+		{
+			// Cut at exactly MaxBytes, inside a line, as file_log cuts: the piece carries the end
+			// of the last line that ends in it; the rest of the line starts the next entry.
+			name:  "bytes cut inside a line",
+			cfg:   Config{Start: S, MaxBytes: 8},
+			lines: []string{"S", "abc", "defgh", "ij", "S2"},
+			want:  []entry{{"S\nabc\nde", 6}, {"fgh\nij", 15}, {"S2", 18}},
+			stats: Stats{Entries: 3, Split: 1},
+		},
+		{
+			name:  "bytes cut after a separator, and with the entry exactly full",
+			cfg:   Config{Start: S, MaxBytes: 6},
+			lines: []string{"S", "abc", "defgh", "ij", "S2", "wxy", "k"},
+			want:  []entry{{"S\nabc\n", 6}, {"defgh\n", 12}, {"ij", 15}, {"S2\nwxy", 22}, {"k", 24}},
+			stats: Stats{Entries: 5, Split: 3},
+		},
+		{
+			name:  "bytes cut in the end mode, and before a line as long as an entry",
+			cfg:   Config{End: E, MaxBytes: 6},
+			lines: []string{"ab", "cdefg", "hijklm", "nE", "op"},
+			want:  []entry{{"ab\ncde", 3}, {"fg", 9}, {"hijklm", 16}, {"nE", 19}, {"op", 22}},
+			stats: Stats{Entries: 5, Split: 3},
 		},
 		{
 			name:  "bytes split exactly",
@@ -179,7 +204,7 @@ func TestCaps(t *testing.T) {
 			cfg:   Config{Start: S, MaxBytes: 2, Truncate: true},
 			lines: []string{"abc", "S"},
 			want:  []entry{{"ab", 4}, {"S", 6}},
-			stats: Stats{Entries: 2, Orphans: 1, Truncated: 1, TruncatedBytes: 1},
+			stats: Stats{Entries: 2, Truncated: 1, TruncatedBytes: 1},
 		},
 		{
 			name:  "truncate, unmatched lines go out as far as kept",
@@ -216,10 +241,14 @@ func TestFlush(t *testing.T) {
 	assert.False(t, j.Pending())
 	assert.Equal(t, []entry{{"S1\n a", 20}}, got)
 
-	// After an idle flush the entry is gone: a late continuation line is an orphan.
+	// After an idle flush the entry is gone: a late continuation line opens an entry of lines
+	// before a start line, as file_log's next token is.
 	j.Add([]byte(" b"), 30)
-	assert.Equal(t, []entry{{"S1\n a", 20}, {" b", 30}}, got)
-	assert.Equal(t, Stats{Entries: 2, Orphans: 1}, j.Stats())
+	j.Add([]byte(" c"), 40)
+	assert.Equal(t, []entry{{"S1\n a", 20}}, got)
+	j.Add([]byte("S2"), 50)
+	assert.Equal(t, []entry{{"S1\n a", 20}, {" b\n c", 40}}, got)
+	assert.Equal(t, Stats{Entries: 2}, j.Stats())
 }
 
 func TestNew(t *testing.T) {
@@ -237,7 +266,8 @@ func TestNew(t *testing.T) {
 
 // FuzzJoin checks that nothing is lost, duplicated or reordered: without Truncate, the entries
 // joined back (with '\n' where an entry ended at the end of a line, directly where a cap cut a
-// line) give the input, each entry carries the end offset of its last line, and the caps hold.
+// line) give the input, each entry carries the end offset of its last line (of the last line that
+// ends in it, for one cut inside a line; of that line, for a piece inside it), and the caps hold.
 func FuzzJoin(f *testing.F) {
 	f.Add([]byte("x\nS1\n a\nb\nS2\n\nS3"), uint8(1), uint8(0), uint8(0), false)
 	f.Add([]byte("S\n a\n bE\nc\nE\n\n"), uint8(4), uint8(2), uint8(5), false)
@@ -279,9 +309,14 @@ func FuzzJoin(f *testing.F) {
 		pos := 0
 		for i, e := range got {
 			require.True(t, strings.HasPrefix(input[pos:], e.Text), "entry %d %q at %d of %q", i, e.Text, pos, input)
+			from := pos
 			// The position after the entry is in its last line (a '\n' belongs to the line before).
 			pos += len(e.Text)
-			require.Equal(t, lineEnds[lineAt[pos]], e.End, "end of entry %d %q", i, e.Text)
+			last := lineAt[pos]
+			if atEnd := pos == len(input) || input[pos] == '\n'; !atEnd && lineAt[from] < last {
+				last-- // cut inside a line: the last line that ends in the entry
+			}
+			require.Equal(t, lineEnds[last], e.End, "end of entry %d %q", i, e.Text)
 			if pos < len(input) && input[pos] == '\n' {
 				pos++
 			}
@@ -360,6 +395,9 @@ func TestSteadyStateDoesNotAllocate(t *testing.T) {
 		{Start: pattern(t, `\d{4}-\d{2}-\d{2}`)}, // every line an orphan
 		{End: pattern(t, `    at`), MaxLines: 3},
 		{Start: pattern(t, `cnt`), End: pattern(t, `x`), MaxBytes: 700, Truncate: true},
+		{Start: pattern(t, `cnt.*`), MaxBytes: 1 << 20}, // the receiver's default cap
+		{Start: pattern(t, `cnt.*`), MaxBytes: 1200},    // cut inside lines
+		{Start: pattern(t, `cnt.*`), MaxBytes: 700},     // first lines longer than an entry
 	} {
 		j, err := New(cfg, func([]byte, int64) {})
 		require.NoError(t, err)

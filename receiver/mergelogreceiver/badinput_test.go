@@ -549,10 +549,11 @@ func TestBadInputTimestamps(t *testing.T) {
 
 // A multiline pattern that never matches does not make entries grow without bound. With
 // force_flush_period 0, nothing is emitted for being idle, so every record that arrives was
-// cut by a cap while the file was being read: an entry is never longer than max_log_size nor
-// has more than max_lines lines, and only the last, still open, waits.
+// cut by a cap while the file was being read: an entry is never longer than max_log_size (cut
+// at exactly max_log_size bytes, as file_log cuts) nor has more than max_lines lines, and only
+// the last, still open, waits.
 func TestBadInputPatternNeverMatches(t *testing.T) {
-	// Lines of 17 bytes: no start, no end, no blank to trim.
+	// Lines of 17 bytes: no start, no end.
 	lines := testkit.Lines("no-pattern", 100000, 110000)
 	for _, tc := range []struct {
 		name       string
@@ -561,12 +562,13 @@ func TestBadInputPatternNeverMatches(t *testing.T) {
 		maxBytes   ByteSize
 		maxLines   int
 	}{
-		// Lines before any start line are entries of their own: nothing accumulates.
-		{name: "start never", start: `NEVER`},
+		// The neighbour's lines match every pattern here, so they are entries of their own.
+		// Lines before any start line are one entry, as in file_log: cut at max_log_size.
+		{name: "start never", start: `\d{4}-`, maxBytes: 8 << 10},
 		// One start line, then no other: the entry is cut at max_log_size, or max_lines.
-		{name: "start once, max_log_size", start: `START`, first: "START", maxBytes: 8 << 10},
-		{name: "start once, max_lines", start: `START`, first: "START", maxBytes: 1 << 20, maxLines: 100},
-		// No end line: the same. The neighbour's lines match it, so they are entries of their own.
+		{name: "start once, max_log_size", start: `START|\d{4}-`, first: "START", maxBytes: 8 << 10},
+		{name: "start once, max_lines", start: `START|\d{4}-`, first: "START", maxBytes: 1 << 20, maxLines: 100},
+		// No end line: the same.
 		{name: "end never, max_log_size", end: `\d{4}-`, maxBytes: 8 << 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -578,6 +580,8 @@ func TestBadInputPatternNeverMatches(t *testing.T) {
 			testkit.WriteFile(t, b.path("bad.log"), testkit.Text(input))
 			cfg := testConfig(b.dir)
 			cfg.ForceFlushPeriod = 0
+			cfg.PreserveLeadingWhitespaces = true // keep every byte, to compare
+			cfg.PreserveTrailingWhitespaces = true
 			cfg.Multiline.LineStartPattern, cfg.Multiline.LineEndPattern = tc.start, tc.end
 			cfg.Multiline.MaxLines = tc.maxLines
 			if tc.maxBytes > 0 {
@@ -587,35 +591,44 @@ func TestBadInputPatternNeverMatches(t *testing.T) {
 
 			all := strings.Join(input, "\n")
 			// What may still wait: the open entry, at most one cap's worth.
-			open := 0
-			switch {
-			case tc.maxLines > 0:
+			open := int(tc.maxBytes)
+			// The records joined back: with '\n' where max_lines cut (at line ends); directly
+			// where max_log_size cut (at its exact byte, inside lines or after a '\n'). A cut when
+			// the entry was exactly full drops the '\n' before the next line, so the bytes cut
+			// by max_log_size compare without the '\n's.
+			joined := func(got []string) string { return strings.ReplaceAll(strings.Join(got, ""), "\n", "") }
+			want := strings.ReplaceAll(all, "\n", "")
+			if tc.maxLines > 0 {
 				open = len(testkit.Text(input[:tc.maxLines]))
-			case tc.maxBytes > 0:
-				open = int(tc.maxBytes)
+				joined = func(got []string) string { return strings.Join(got, "\n") }
+				want = all
 			}
 			var got []string
 			require.Eventually(t, func() bool {
 				got = b.bodiesOf("bad.log")
-				return len(strings.Join(got, "\n")) >= len(all)-open
+				return len(joined(got)) >= len(want)-open
 			}, testkit.Timeout, 5*time.Millisecond, "records cut by the caps")
-			covered := strings.Join(got, "\n")
-			require.True(t, strings.HasPrefix(all, covered), "the records are the input, in order")
-			require.True(t, len(covered) == len(all) || all[len(covered)] == '\n', "records end at line ends")
+			covered := joined(got)
+			require.True(t, strings.HasPrefix(want, covered), "the records are the input, in order")
+			if tc.maxLines > 0 {
+				require.True(t, len(covered) == len(all) || all[len(covered)] == '\n', "records end at line ends")
+			}
 			for i, body := range got {
-				require.LessOrEqual(t, len(body), int(cfg.MaxLogSize), "record %d", i)
-				n := strings.Count(body, "\n") + 1
-				switch {
-				case tc.maxLines > 0:
-					require.Equal(t, tc.maxLines, n, "record %d: cut at max_lines", i)
-				case tc.start == `NEVER`:
-					require.Equal(t, 1, n, "record %d: a line", i)
-				default:
-					// Cut at max_log_size: the next line would not have fitted.
-					require.Greater(t, len(body)+1+len(lines[0]), int(cfg.MaxLogSize), "record %d", i)
+				if tc.maxLines > 0 {
+					require.LessOrEqual(t, len(body), int(cfg.MaxLogSize), "record %d", i)
+					require.Equal(t, tc.maxLines, strings.Count(body, "\n")+1, "record %d: cut at max_lines", i)
+				} else {
+					require.Len(t, body, int(cfg.MaxLogSize), "record %d: cut at exactly max_log_size", i)
 				}
 			}
-			b.neighbourAlive(t)
+			if tc.start == "" {
+				b.neighbourAlive(t)
+				return
+			}
+			// With a start pattern and no idle flush, the neighbour's last line waits for the
+			// next start line: the neighbour gets one after its lines.
+			testkit.AppendFile(t, b.path(goodFile), testkit.Text(goodLines(10, 20))+"2024-03-01T10:01:00Z next\n")
+			assert.Equal(t, goodLines(0, 20), b.waitFor(t, goodFile, 20))
 		})
 	}
 }
