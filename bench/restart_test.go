@@ -45,7 +45,9 @@ func restartKeys(dir string) map[string]any {
 		"start_at":      "beginning",
 		"poll_interval": "50ms",
 		"storage":       rig.FileStorageID.String(),
-		"batch":         map[string]any{"max_records": batchSize},
+		// One batch in flight: the tests check records in file order (several in flight may
+		// be accepted out of order; the receiver's tests cover that).
+		"batch": map[string]any{"max_records": batchSize, "max_in_flight": 1},
 	}
 }
 
