@@ -15,7 +15,7 @@ MODULES   := . bench deploy/kubernetes/validate
 SOURCES   := $(shell find . \( -path ./_build -o -path ./bench -o -path ./deploy -o -path ./e2e \) -prune \
 	-o -name '*.go' ! -name '*_test.go' -print) go.mod go.sum builder-config.yaml
 
-.PHONY: run otelcol test unit e2e validate k8s bench bench-agent bench-mergelog lint vuln fuzz fuzz-ci clean
+.PHONY: run otelcol test test-loaded unit e2e validate k8s bench bench-agent bench-mergelog lint vuln fuzz fuzz-ci clean
 
 run: $(COLLECTOR)
 	./scripts/run-sample.sh $(COLLECTOR) configs/run.yaml
@@ -37,6 +37,11 @@ $(COLLECTOR): $(OCB) $(SOURCES)
 	@test -x $(COLLECTOR)
 
 test: lint unit fuzz-ci validate e2e k8s
+
+# The unit and e2e suites with two CPU-burning processes alongside (scripts/with-load.sh starts
+# them and stops them however the run ends): no test may depend on the machine's speed.
+test-loaded: $(COLLECTOR)
+	LOAD_PROCS=2 ./scripts/with-load.sh $(MAKE) unit e2e
 
 unit:
 	$(GO) test -race -count=1 ./...

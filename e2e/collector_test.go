@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"sync"
@@ -16,7 +17,30 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// skipNoCollector is the skip message of every test here when OTELCOL_BIN is not set.
+const skipNoCollector = "OTELCOL_BIN is not set, so the e2e tests skip: run `make e2e` (part of `make test`), " +
+	"which builds the collector and sets it, or OTELCOL_BIN=/path/to/otelcol-mergelog go test ./e2e/"
+
+// TestMain says when every test skips for want of the collector. go test ./... shows nothing of
+// a package that passes, so besides the line on stderr (shown with -v) it prints the testing
+// package's "no tests to run" warning, which go test turns into "[no tests to run]" on the
+// package's ok line: plain `go test ./...` then shows that e2e ran nothing.
+func TestMain(m *testing.M) {
+	if os.Getenv("OTELCOL_BIN") == "" {
+		fmt.Fprintln(os.Stderr, "e2e: "+skipNoCollector)
+		goleak.VerifyTestMain(noneRan{m})
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// noneRan runs the tests (each skips, saying why) and then prints the "no tests to run" warning.
+type noneRan struct{ m *testing.M }
+
+func (n noneRan) Run() int {
+	code := n.m.Run()
+	fmt.Println("\ntesting: warning: no tests to run")
+	return code
+}
 
 // collector is one running otelcol-mergelog process.
 type collector struct {
@@ -56,7 +80,7 @@ func startCollectorVia(t *testing.T, wrapper []string, configs ...string) *colle
 	t.Helper()
 	bin := os.Getenv("OTELCOL_BIN")
 	if bin == "" {
-		t.Skip("OTELCOL_BIN is not set: run `make e2e` (part of `make test`), which builds the collector")
+		t.Skip(skipNoCollector)
 	}
 	args := append(append([]string(nil), wrapper...), bin)
 	for _, c := range configs {
@@ -67,7 +91,7 @@ func startCollectorVia(t *testing.T, wrapper []string, configs ...string) *colle
 	if err := c.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { c.cmd.Wait(); close(c.exited) }()
+	go func() { _ = c.cmd.Wait(); close(c.exited) }() // the status is in c.cmd.ProcessState
 	t.Cleanup(func() { c.stop(t) })
 	return c
 }
@@ -76,7 +100,7 @@ func (c *collector) stop(t *testing.T) {
 	if c.end(os.Interrupt, 20*time.Second) {
 		return
 	}
-	c.cmd.Process.Kill()
+	_ = c.cmd.Process.Kill()
 	<-c.exited
 	t.Errorf("collector did not stop on SIGINT; output:\n%s", c.out.String())
 }
@@ -89,7 +113,7 @@ func (c *collector) end(sig os.Signal, timeout time.Duration) bool {
 		return true
 	default:
 	}
-	c.cmd.Process.Signal(sig)
+	_ = c.cmd.Process.Signal(sig) // it may have ended since: exited tells
 	select {
 	case <-c.exited:
 		return true
@@ -108,7 +132,7 @@ func readRecords(t *testing.T, path string) []plog.LogRecord {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	var recs []plog.LogRecord
 	var u plog.JSONUnmarshaler
 	sc := bufio.NewScanner(f)

@@ -126,9 +126,10 @@ service:
 	if len(seen) != files*perFile {
 		t.Errorf("%d distinct lines, want %d", len(seen), files*perFile)
 	}
-	if n := strings.Count(c.out.String(), "too many open files"); n > 0 {
-		first, _, _ := strings.Cut(c.out.String()[strings.Index(c.out.String(), "too many open files"):], "\n")
-		t.Errorf("descriptors ran out %d times: …%s", n, first)
+	if out := c.out.String(); strings.Contains(out, "too many open files") {
+		_, first, _ := strings.Cut(out, "too many open files")
+		first, _, _ = strings.Cut(first, "\n")
+		t.Errorf("descriptors ran out %d times: …too many open files%s", strings.Count(out, "too many open files"), first)
 	}
 	// The receiver's bound covers every descriptor it opens (fingerprint reads included);
 	// one more is the directory its glob is listing.

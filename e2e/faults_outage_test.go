@@ -143,7 +143,7 @@ func freePort(t *testing.T) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return l.Addr().(*net.TCPAddr).Port
 }
 
@@ -177,7 +177,7 @@ func scrape(t *testing.T, port int) metrics {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	m := metrics{}
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {

@@ -35,7 +35,7 @@ var duplicateBound = map[string]int{"plain": faultInFlight * faultBatch, "merged
 
 func needCollector(t *testing.T) {
 	if os.Getenv("OTELCOL_BIN") == "" {
-		t.Skip("OTELCOL_BIN is not set: run `make e2e` (part of `make test`), which builds the collector")
+		t.Skip(skipNoCollector)
 	}
 }
 
@@ -86,7 +86,17 @@ type runSeries struct {
 	config func(out string) string // the YAML of a run that exports to out
 	outs   []string
 	cur    *collector
+	stops  []time.Duration // of each run ended by a signal other than SIGKILL: from the signal to the exit
 }
+
+// drainBound is how long a receiver's Shutdown delivers what it built (drainTimeout in the
+// receiver): what is not accepted by then is read again after the restart. A test that wants
+// no duplicates across graceful stops needs each stop's drain to finish within it.
+const drainBound = 5 * time.Second
+
+// stopBound is how long a run may take to end after a signal: the drain's bound and, beyond
+// it, room for a loaded machine.
+const stopBound = drainBound + 25*time.Second
 
 func (s *runSeries) start() {
 	s.t.Helper()
@@ -118,10 +128,14 @@ func (s *runSeries) wrapUp(t *testing.T, logs string, ws []*logWriter) ([][]stri
 func (s *runSeries) end(sig syscall.Signal) {
 	s.t.Helper()
 	c := s.cur
-	if !c.end(sig, 30*time.Second) {
-		c.cmd.Process.Kill()
+	sent := time.Now()
+	if !c.end(sig, stopBound) {
+		_ = c.cmd.Process.Kill()
 		<-c.exited
-		s.t.Fatalf("run %d did not end within 30s of %v; output:\n%s", len(s.outs)-1, sig, c.out.String())
+		s.t.Fatalf("run %d did not end within %s of %v; output:\n%s", len(s.outs)-1, stopBound, sig, c.out.String())
+	}
+	if sig != syscall.SIGKILL {
+		s.stops = append(s.stops, time.Since(sent))
 	}
 	st := c.cmd.ProcessState
 	ws, _ := st.Sys().(syscall.WaitStatus)
@@ -158,6 +172,8 @@ type tally struct {
 	runsOf   map[entryID][]int // the runs that exported each entry, in order
 	twiceIn  int               // entries one run exported more than once
 	receiver map[string]string // of each stream
+	gone     int               // entries no log file holds whole (see excuse): not lost
+	torn     int               // records that are a torn line a log file holds (see excuse)
 }
 
 // count tallies runs (the bodies each run exported) against ws. The writers must be finished.
@@ -213,6 +229,35 @@ func (tl *tally) againLater(runs int) map[string][]int {
 	return out
 }
 
+// excuse takes out of tl what the log files themselves lack, as onDisk (the tally of the files
+// on disk against the same writers) shows: an entry no file holds whole is not lost but gone,
+// and a record that is a torn line some file holds is not malformed but torn. (logrotate's
+// copytruncate loses what is written between its copy and its truncation: its manual says so.)
+func (tl *tally) excuse(onDisk *tally) {
+	gone := map[entryID]bool{}
+	for _, id := range onDisk.lost {
+		gone[id] = true
+	}
+	tornOnDisk := map[string]bool{}
+	for _, b := range onDisk.bad {
+		tornOnDisk[b] = true
+	}
+	tl.lost = slices.DeleteFunc(tl.lost, func(id entryID) bool {
+		if gone[id] {
+			tl.gone++
+			return true
+		}
+		return false
+	})
+	tl.bad = slices.DeleteFunc(tl.bad, func(b string) bool {
+		if tornOnDisk[b] {
+			tl.torn++
+			return true
+		}
+		return false
+	})
+}
+
 func (tl *tally) String() string {
 	return fmt.Sprintf("%d entries written, %d records exported, %d lost, %d duplicated, %d malformed",
 		tl.written, tl.exported, len(tl.lost), tl.dups, len(tl.bad))
@@ -235,6 +280,14 @@ func bodies(t *testing.T, path string) []string {
 // read once.
 func waitDelivered(t *testing.T, c *collector, ws []*logWriter, outs []string, quiet, timeout time.Duration) ([][]string, *tally) {
 	t.Helper()
+	return waitDeliveredExcept(t, c, ws, outs, nil, quiet, timeout)
+}
+
+// waitDeliveredExcept is waitDelivered for entries the log files may lack: onDisk, when not
+// nil, is the tally of the files on disk (see tally.excuse), and the entries it lacks are not
+// waited for.
+func waitDeliveredExcept(t *testing.T, c *collector, ws []*logWriter, outs []string, onDisk *tally, quiet, timeout time.Duration) ([][]string, *tally) {
+	t.Helper()
 	runs := make([][]string, len(outs))
 	for i, out := range outs[:len(outs)-1] {
 		runs[i] = bodies(t, out)
@@ -244,6 +297,9 @@ func waitDelivered(t *testing.T, c *collector, ws []*logWriter, outs []string, q
 	for {
 		runs[len(runs)-1] = bodies(t, outs[len(outs)-1])
 		tl := count(ws, runs)
+		if onDisk != nil {
+			tl.excuse(onDisk)
+		}
 		if n := len(runs[len(runs)-1]); n != last {
 			last, since = n, time.Now()
 		} else if len(tl.lost) == 0 && time.Since(since) >= quiet {
@@ -309,27 +365,29 @@ func faultDirs(t *testing.T) (dir, logs string) {
 }
 
 // pairSeries sets up the SIGKILL and SIGTERM tests: the pair of receivers' collector, with
-// force_flush_period forceFlush, and their writers, started; it returns the directory they write in.
-func pairSeries(t *testing.T, forceFlush string) (*runSeries, []*logWriter, string) {
+// force_flush_period forceFlush and file_storage's fsync as given, and their writers, started;
+// it returns the directory they write in.
+func pairSeries(t *testing.T, forceFlush string, fsync bool) (*runSeries, []*logWriter, string) {
 	t.Helper()
 	dir, logs := faultDirs(t)
-	s := &runSeries{t: t, dir: dir, config: func(out string) string { return pairConfig(dir, out, forceFlush) }}
+	s := &runSeries{t: t, dir: dir, config: func(out string) string { return pairConfig(dir, out, forceFlush, fsync) }}
 	return s, pairWriters(t, logs), logs
 }
 
 // pairConfig is the collector of the SIGKILL and SIGTERM tests: both receivers checkpoint in
 // file_storage under dir and export straight to a file exporter (no batch processor, no queue:
 // ConsumeLogs returns once the records are written, so the batch in flight is the receiver's).
-func pairConfig(dir, out, forceFlush string) string {
+func pairConfig(dir, out, forceFlush string, fsync bool) string {
 	logs := filepath.Join(dir, "logs")
 	return fmt.Sprintf(`
 extensions:
   file_storage:
     directory: %[1]q
     create_directory: true
-    # Each checkpoint is written through to the disk, as for power loss; it also widens the
-    # moment between a batch written out and its checkpoint, so that some kills land there.
-    fsync: true
+    # With fsync each checkpoint is written through to the disk, as for power loss; it also
+    # widens the moment between a batch written out and its checkpoint, so that some kills
+    # land there.
+    fsync: %[8]t
     compaction:
       directory: %[1]q
 receivers:
@@ -377,7 +435,7 @@ service:
       receivers: [mergelog/merged]
       exporters: [file]
 `, filepath.Join(dir, "storage"), filepath.Join(logs, "app.log*"), filepath.Join(logs, "m?.log*"), out,
-		forceFlush, faultBatch, faultInFlight)
+		forceFlush, faultBatch, faultInFlight, fsync)
 }
 
 func rotations(ws []*logWriter) int {
@@ -405,7 +463,7 @@ func TestFaultsSIGKILL(t *testing.T) {
 	const kills = 12
 	rng := faultRand(t)
 	began := time.Now()
-	s, ws, logs := pairSeries(t, "500ms")
+	s, ws, logs := pairSeries(t, "500ms", true)
 	for range kills {
 		s.start()
 		// From the collector's start up to past a few rotations: kills land in start-up and
@@ -445,7 +503,14 @@ func TestFaultsSIGTERM(t *testing.T) {
 	began := time.Now()
 	// force_flush_period 1m: the half line must wait for its end across the restart; with the
 	// default 500ms an idle partial line is emitted as it is (as file_log does).
-	s, ws, logs := pairSeries(t, "1m")
+	//
+	// No fsync: no duplicate across a stop needs the stop's drain to deliver and checkpoint all
+	// it built within drainBound, and with fsync each of those checkpoints waits for the disk,
+	// whose latency the machine's other work sets (under `make test-loaded`, beside other work,
+	// one stop took 5.3 s; alone they take 10-40 ms). Without it the drain is a few batches
+	// written to the page cache, well within the bound on a loaded machine; a graceful stop
+	// loses no power, and SIGKILL's test keeps fsync.
+	s, ws, logs := pairSeries(t, "1m", false)
 	var partials []entryID
 	s.start()
 	for range terms {
@@ -466,8 +531,17 @@ func TestFaultsSIGTERM(t *testing.T) {
 		}
 	}
 	_, tl := s.wrapUp(t, logs, ws)
+	// The stops' drains (what was built and the merge window's second) are a few batches of
+	// faultBatch: well within drainBound on a loaded machine. The stop times are reported, so
+	// that a duplicate can be told apart from a drain that ran out.
+	slowest := slices.Max(s.stops)
+	stops := make([]string, len(s.stops))
+	for i, d := range s.stops {
+		stops[i] = d.Round(time.Millisecond).String()
+	}
 	if tl.dups > 0 {
-		t.Errorf("%d records duplicated across graceful restarts", tl.dups)
+		t.Errorf("%d records duplicated across graceful restarts (the slowest stop took %s; a drain cut off at %s leaves its batches to be read again)",
+			tl.dups, slowest.Round(time.Millisecond), drainBound)
 	}
 	once := 0
 	for _, id := range partials {
@@ -477,6 +551,6 @@ func TestFaultsSIGTERM(t *testing.T) {
 			t.Errorf("entry %v, half written at a SIGTERM, was exported %d times whole", id, n)
 		}
 	}
-	report(t, "SIGTERM: %d stops, %d rotations; %d of %d entries half written at a stop exported once, whole; %s; %s",
-		terms, rotations(ws), once, len(partials), tl, time.Since(began).Round(time.Second))
+	report(t, "SIGTERM: %d stops, %d rotations; %d of %d entries half written at a stop exported once, whole; %s; stops took up to %s (the drain has %s; each: %s); %s",
+		terms, rotations(ws), once, len(partials), tl, slowest.Round(time.Millisecond), drainBound, strings.Join(stops, " "), time.Since(began).Round(time.Second))
 }

@@ -48,6 +48,9 @@ const (
 	moveCreate   rotation = iota // rename the file, create a new one
 	copyTruncate                 // copy the file, truncate it in place
 	moveCompress                 // rename the file, create a new one, gzip the renamed one at once
+	// Not a rotation: another program (logrotate's create) rotated the file; close it and open
+	// the path again, creating it if need be, as an application told so by postrotate does.
+	reopenPath
 )
 
 // rotateNow asks the writer to rotate its file now.
@@ -129,6 +132,23 @@ func (w *logWriter) rotate(t *testing.T, how rotation) string {
 		t.Fatalf("writer %s stopped: %v", w.stream, w.err)
 	}
 	return ""
+}
+
+// reopen has the writer open its path again (reopenPath). Unlike rotate it may be called from
+// any goroutine: it returns an error instead of failing the test.
+func (w *logWriter) reopen() error {
+	r := rotateNow{how: reopenPath, rotated: make(chan string, 1)}
+	select {
+	case w.rotates <- r:
+	case <-w.done:
+		return fmt.Errorf("writer %s stopped: %v", w.stream, w.err)
+	}
+	select {
+	case <-r.rotated:
+		return nil
+	case <-w.done:
+		return fmt.Errorf("writer %s stopped: %v", w.stream, w.err)
+	}
 }
 
 func (w *logWriter) run(f *os.File) {
@@ -214,6 +234,13 @@ func (w *logWriter) next() string {
 // rotateFile rotates the file written through f as how says; it returns the descriptor to
 // write on with and the rotated file's path.
 func (w *logWriter) rotateFile(f *os.File, how rotation) (*os.File, string, error) {
+	if how == reopenPath {
+		if err := f.Close(); err != nil {
+			return nil, w.path, err
+		}
+		f, err := os.OpenFile(w.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		return f, w.path, err
+	}
 	w.rotations++
 	rotated := w.path + "." + strconv.Itoa(w.rotations)
 	var compress []string
@@ -260,6 +287,14 @@ func (w *logWriter) rotateFile(f *os.File, how rotation) (*os.File, string, erro
 // doing, not the rotations'.
 func checkOnDisk(t *testing.T, dir string, ws []*logWriter) {
 	t.Helper()
+	if tl := count(ws, readOnDisk(t, dir)); len(tl.bad) > 0 || len(tl.lost) > 0 || tl.dups > 0 {
+		t.Fatalf("the log files themselves: %s", tl)
+	}
+}
+
+// readOnDisk returns the lines of each file in dir, decompressed, without their newlines.
+func readOnDisk(t *testing.T, dir string) [][]string {
+	t.Helper()
 	paths, err := filepath.Glob(filepath.Join(dir, "*"))
 	if err != nil {
 		t.Fatal(err)
@@ -284,9 +319,7 @@ func checkOnDisk(t *testing.T, dir string, ws []*logWriter) {
 		}
 		runs = append(runs, strings.Split(strings.TrimSuffix(string(b), "\n"), "\n"))
 	}
-	if tl := count(ws, runs); len(tl.bad) > 0 || len(tl.lost) > 0 || tl.dups > 0 {
-		t.Fatalf("the log files themselves: %s", tl)
-	}
+	return runs
 }
 
 func copyFile(from, to string) error {
@@ -294,7 +327,7 @@ func copyFile(from, to string) error {
 	if err != nil {
 		return err
 	}
-	defer src.Close()
+	defer func() { _ = src.Close() }() // read only
 	dst, err := os.OpenFile(to, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err
@@ -310,7 +343,7 @@ func gzipFile(p string) error {
 	if err != nil {
 		return err
 	}
-	defer src.Close()
+	defer func() { _ = src.Close() }() // read only
 	dst, err := os.OpenFile(p+".gz", os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err
@@ -320,7 +353,7 @@ func gzipFile(p string) error {
 		return errors.Join(err, dst.Close())
 	}
 	_, err = io.Copy(zw, src)
-	if err = errors.Join(err, zw.Close(), dst.Close()); err != nil {
+	if err := errors.Join(err, zw.Close(), dst.Close()); err != nil {
 		return err
 	}
 	return os.Remove(p)

@@ -40,7 +40,7 @@ func (l podLog) key() string {
 }
 
 func (p fakePod) dir(root string) string {
-	return filepath.Join(root, "var/log/pods", p.namespace+"_"+p.name+"_"+p.uid, p.container)
+	return filepath.Join(root, "var", "log", "pods", p.namespace+"_"+p.name+"_"+p.uid, p.container)
 }
 
 // cri is one line as containerd and CRI-O write it: "<time> <stream> <P|F> <text>".
@@ -97,7 +97,7 @@ func TestKubernetesAgent(t *testing.T) {
 
 	// The web pod runs on Docker: /var/log/pods/.../2.log (its third start) links to the json
 	// log, in which a line without "\n" is a partial one.
-	dockerLog := filepath.Join(root, "var/lib/docker/containers/4f2a9c/4f2a9c-json.log")
+	dockerLog := filepath.Join(root, "var", "lib", "docker", "containers", "4f2a9c", "4f2a9c-json.log")
 	testkit.WriteFile(t, dockerLog, ""+
 		`{"log":"2026-11-29 10:16:00.000 INFO web up\n","stream":"stdout","time":"2026-11-29T10:16:00.250000000Z"}`+"\n"+
 		`{"log":"2026-11-29 10:16:01.000 WARN slow ","stream":"stderr","time":"2026-11-29T10:16:01.000000000Z"}`+"\n"+
