@@ -82,17 +82,19 @@ func TestLinesPopThrough(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, int64(21), first.Start)
 
-	// A piece of the third line, cut by the joiner before its end: the line stays held.
-	assert.Equal(t, Line{Start: 11, End: 20, At: 2}, q.PopThrough(25))
-	_, ok = q.First()
-	assert.True(t, ok)
+	// A piece of the third line, cut by the joiner before its end: it is that line's, and the
+	// line stays held.
+	assert.Equal(t, Line{Start: 21, End: 30, At: 3}, q.PopThrough(25))
+	first, ok = q.First()
+	require.True(t, ok)
+	assert.Equal(t, int64(21), first.Start)
 
 	// The rest of it.
 	assert.Equal(t, Line{Start: 21, End: 30, At: 3}, q.PopThrough(30))
 	_, ok = q.First()
 	assert.False(t, ok)
 
-	// A further piece after the line left: the last line again.
+	// With no line held: the last line that left.
 	assert.Equal(t, Line{Start: 21, End: 30, At: 3}, q.PopThrough(30))
 }
 

@@ -25,12 +25,17 @@ func (q *Lines) First() (Line, bool) {
 }
 
 // PopThrough takes out the lines of an entry that ends at end (those ending at or before it)
-// and returns the first of them. When there is none, the entry is a further piece of a line
-// longer than the joiner's maximum, cut by it: that line is returned again.
+// and returns the first of them. An entry that ends inside the first line held is a piece of
+// that line, cut before its end by the joiner: the line stays held (so that no commit passes
+// it before its rest is emitted) and is returned. With no line held, the last line that left
+// is returned.
 func (q *Lines) PopThrough(end int64) Line {
 	first, ok := q.First()
-	if !ok || first.End > end {
+	if !ok {
 		return q.last
+	}
+	if first.End > end {
+		return first
 	}
 	for q.len() > 0 && q.at(0).End <= end {
 		q.last = *q.at(0)

@@ -44,7 +44,8 @@
 // line that ends in it, so that the line it was cut in is still waiting for the entry that has its
 // end (a reader of the end offsets never passes a line whose rest was not emitted yet). A line of
 // MaxBytes bytes or more is the exception: it emits the open entry first and is cut on its own into
-// pieces of MaxBytes bytes, each carrying that line's end offset, its last shorter piece starting
+// pieces of MaxBytes bytes, each carrying an offset inside that line (its end offset less one),
+// so that the line is still waiting until its last piece, which carries its end; that shorter piece starts
 // the next entry (a caller's reader that cuts long lines into pieces of MaxBytes bytes gives them
 // this way: each piece an entry, never joined to the next with a '\n' that is not in the input).
 // With Truncate, the first MaxBytes bytes of the entry are kept and the rest, up to the end of the
@@ -284,7 +285,9 @@ func (j *Joiner) addSplit(line []byte, end int64, maxBytes int) {
 		}
 		for len(line) > maxBytes {
 			j.stats.Split++
-			j.out(line[:maxBytes], end)
+			// An offset inside the line, not its end: the line is not done until its last
+			// piece, so a reader of the end offsets keeps it waiting.
+			j.out(line[:maxBytes], end-1)
 			line = line[maxBytes:]
 		}
 	}
@@ -358,7 +361,9 @@ func (j *Joiner) single(line []byte, end int64) {
 	default:
 		for len(line) > maxBytes {
 			j.stats.Split++
-			j.out(line[:maxBytes], end)
+			// An offset inside the line, not its end: the line is not done until its last
+			// piece, so a reader of the end offsets keeps it waiting.
+			j.out(line[:maxBytes], end-1)
 			line = line[maxBytes:]
 		}
 	}

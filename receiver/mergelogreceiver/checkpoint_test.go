@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,4 +139,30 @@ func TestStartFailsOnACorruptCheckpointIndex(t *testing.T) {
 			require.NoError(t, r.Shutdown(context.Background()))
 		})
 	}
+}
+
+// A line cut at max_log_size is committed only once it ends: a stop after its first piece went
+// out, while the rest was not yet written, resumes at the line's start, so the rest is not read
+// as a line of its own (which truncate would have dropped) and nothing of the line is lost; the
+// first piece may come twice.
+func TestCutLineCommitsAtItsEndOnly(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.log")
+	testkit.WriteFile(t, a, "short\n"+strings.Repeat("x", 13)) // a long line still being written
+	m := newMemStorage()
+	cfg, host := withStorage(testConfig(dir), m)
+	cfg.MaxLogSize = 10
+	cfg.MaxLogSizeBehavior = BehaviorTruncate
+	cfg.ForceFlushPeriod = time.Hour
+	first := &testkit.LogsSink{}
+	r := startReceiver(t, cfg, first, host)
+	assert.Equal(t, []string{"short", strings.Repeat("x", 10)}, first.WaitForBodies(t, 2))
+	require.NoError(t, r.Shutdown(context.Background()))
+
+	testkit.AppendFile(t, a, "xx\nafter\n")
+	again := &testkit.LogsSink{}
+	startReceiver(t, cfg, again, host)
+	got := again.WaitForBodies(t, 2)
+	assert.Equal(t, []string{strings.Repeat("x", 10), "after"}, got,
+		"the cut line again from its start (its first piece twice), its rest dropped as truncate says")
 }

@@ -25,24 +25,26 @@ const (
 // streams its lines are joined in, its merge input, its attributes and resource, and where its
 // reading is.
 type tailedFile struct {
-	file     *filetrack.File
-	id       uint64
-	streams  []*stream                  // one, or with format container one per output stream
-	parser   *container.Parser          // with format container
-	input    *mergewindow.Input[uint32] // nil without merge
-	resource *resourceGroup
-	attrs    attrSet   // static and log.file.* attributes, copied into each record
-	path     string    // the path attrs were built for
-	records  int64     // record number of the last entry
-	readEnd  int64     // end of the last line taken from the file
-	lastData time.Time // when a line or partial-line byte last arrived (force_flush_period)
-	partial  int       // length of the partial last line at lastData
-	drained  bool      // Next reached io.EOF since the tracker last handed the file out
-	done     bool      // read to its end: flushed, merge input finished
-	blocked  bool      // holds max_held_per_file entries in the merge window
-	touched  bool      // settled entries since the last commit
-	piece    bool      // the last line read was cut at max_log_size: the next continues it
-	cut      cutLine   // with format container: the line the pieces belong to
+	file      *filetrack.File
+	id        uint64
+	streams   []*stream                  // one, or with format container one per output stream
+	parser    *container.Parser          // with format container
+	input     *mergewindow.Input[uint32] // nil without merge
+	resource  *resourceGroup
+	attrs     attrSet   // static and log.file.* attributes, copied into each record
+	path      string    // the path attrs were built for
+	records   int64     // record number of the last entry
+	readEnd   int64     // end of the last line (or piece of a line) taken from the file
+	lineEnd   int64     // end of the last whole line taken: where a commit may stop
+	lineStart int64     // start of the line being taken, whose pieces may still come
+	lastData  time.Time // when a line or partial-line byte last arrived (force_flush_period)
+	partial   int       // length of the partial last line at lastData
+	drained   bool      // Next reached io.EOF since the tracker last handed the file out
+	done      bool      // read to its end: flushed, merge input finished
+	blocked   bool      // holds max_held_per_file entries in the merge window
+	touched   bool      // settled entries since the last commit
+	piece     bool      // the last line read was cut at max_log_size: the next continues it
+	cut       cutLine   // with format container: the line the pieces belong to
 }
 
 // attrSet is a set of record attributes and their size, for batch.max_bytes.
@@ -61,7 +63,8 @@ func newAttrSet(m pcommon.Map, extra int) attrSet {
 }
 
 func (r *mergelogReceiver) newTailedFile(file *filetrack.File, now time.Time) *tailedFile {
-	f := &tailedFile{file: file, id: file.ID(), lastData: now, records: file.Records(), readEnd: file.Offset()}
+	f := &tailedFile{file: file, id: file.ID(), lastData: now, records: file.Records(),
+		readEnd: file.Offset(), lineEnd: file.Offset(), lineStart: file.Offset()}
 	if r.cfg.Format == FormatContainer {
 		f.parser = &container.Parser{}
 		for _, k := range []container.Stream{container.StreamNone, container.Stdout, container.Stderr} {
@@ -136,10 +139,10 @@ func (f *tailedFile) settled() bool {
 	return true
 }
 
-// committable returns the offset f may be committed to (the first byte a stream still needs)
-// and the number of records before it.
+// committable returns the offset f may be committed to (the first byte a stream still needs,
+// at most the end of the last whole line) and the number of records before it.
 func (f *tailedFile) committable() ledger.Commit {
-	c := ledger.Upto(f.readEnd, f.records)
+	c := ledger.Upto(f.lineEnd, f.records)
 	for _, s := range f.streams {
 		s.need(&c)
 	}

@@ -142,10 +142,18 @@ func (r *mergelogReceiver) readFile(f *tailedFile) (more bool) {
 
 // line hands one line taken from f, which ends at end, to its stream.
 func (r *mergelogReceiver) line(f *tailedFile, line []byte, end int64) {
-	start := f.readEnd
-	f.readEnd = end
 	piece := f.piece
 	f.piece = f.file.Split()
+	if !piece {
+		f.lineStart = f.readEnd
+	}
+	f.readEnd = end
+	if !f.piece {
+		f.lineEnd = end
+	}
+	// The pieces of a line cut at max_log_size are held as the whole line: an offset is
+	// committed at a line end only, so after a crash a cut line is read again from its start.
+	start := f.lineStart
 	if f.parser != nil {
 		r.containerLine(f, line, start, end, piece)
 		return
