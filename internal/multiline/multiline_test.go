@@ -315,7 +315,7 @@ func FuzzJoin(f *testing.F) {
 			// The position after the entry is in its last line (a '\n' belongs to the line before).
 			pos += len(e.Text)
 			last := lineAt[pos]
-			want := int64(-1)
+			var want int64
 			switch atEnd := pos == len(input) || input[pos] == '\n'; {
 			case atEnd:
 				want = lineEnds[last]
