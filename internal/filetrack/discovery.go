@@ -78,15 +78,17 @@ func (t *Tracker) scan() {
 			t.report(p, err)
 			continue
 		}
+		// Too old, at every poll and for tracked files too, as file_log: not seen, so a
+		// tracked file is let go as one that went away (read to its end if open, then finished).
+		if !cutoff.IsZero() && info.ModTime().Before(cutoff) {
+			continue
+		}
 		df := t.disk[key]
 		if df != nil && df.seen == t.poll {
 			continue // another path to the same file: read it once
 		}
 		size, mtime := info.Size(), info.ModTime().UnixNano()
 		if df == nil {
-			if !cutoff.IsZero() && info.ModTime().Before(cutoff) {
-				continue
-			}
 			df = &diskFile{key: key, atStart: t.poll == 1, changed: true}
 			t.disk[key] = df
 		} else {

@@ -27,6 +27,33 @@ func TestExclude(t *testing.T) {
 	h.expect(lines("a", 0, 3))
 }
 
+// exclude_older_than applies at every poll, to tracked files too, as file_log's: a tracked file
+// left unwritten past the age is let go as one that went away — unlike file_log, what it holds
+// is read to its end first, so nothing in it is lost — and its descriptor closed; written
+// again, it resumes where it was left.
+func TestExcludeOlderThanAppliesToTrackedFiles(t *testing.T) {
+	h := newHarness(t, Options{StartAtBeginning: true, ExcludeOlderThan: time.Hour})
+	p := h.path("a.log")
+	testkit.WriteFile(t, p, text(lines("a", 0, 3)))
+	h.rounds(2)
+	h.expect(lines("a", 0, 3))
+
+	// Lines appended, then the file's time set back past the age: drained, then let go.
+	testkit.AppendFile(t, p, text(lines("a", 3, 5)))
+	old := time.Now().Add(-2 * time.Hour)
+	must(t, os.Chtimes(p, old, old))
+	h.rounds(settlePolls + 2)
+	h.expect(lines("a", 0, 5))
+	if n := h.tr.Stats().FilesOpen; n != 0 {
+		t.Fatalf("%d files open; the old file should have been let go", n)
+	}
+
+	// Written again: read on where it was left.
+	testkit.AppendFile(t, p, text(lines("a", 5, 6)))
+	h.rounds(2)
+	h.expect(lines("a", 0, 6))
+}
+
 func TestEmptyFileNotTracked(t *testing.T) {
 	h := newHarness(t, Options{StartAtBeginning: true})
 	p := h.path("empty.log")

@@ -21,8 +21,10 @@ type Options struct {
 	// Include and Exclude are doublestar globs; Exclude applies to the paths
 	// Include matched.
 	Include, Exclude []string
-	// ExcludeOlderThan skips files not yet tracked whose modification time
-	// is older than this; 0 disables it. A tracked file stays tracked.
+	// ExcludeOlderThan skips, at every poll, files whose modification time is
+	// older than this, tracked ones too (a tracked file is then let go as one
+	// that went away: read to its end if open, finished, and forgotten later);
+	// 0 disables it.
 	ExcludeOlderThan time.Duration
 	// StartAtBeginning reads the files present at the first poll from their
 	// start; otherwise plain ones from their last newline and compressed ones
