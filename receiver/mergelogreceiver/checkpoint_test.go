@@ -3,6 +3,7 @@ package mergelogreceiver
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -165,4 +166,39 @@ func TestCutLineCommitsAtItsEndOnly(t *testing.T) {
 	got := again.WaitForBodies(t, 2)
 	assert.Equal(t, []string{strings.Repeat("x", 10), "after"}, got,
 		"the cut line again from its start (its first piece twice), its rest dropped as truncate says")
+}
+
+// With line_end_pattern and truncate, what truncation drops (the rest of a cut line, whole
+// lines past max_log_size) is committed with its entry: delete_after_read fires, and a restart
+// emits nothing again. (Issue 12 item 5 reported the opposite; this case does not reproduce it
+// on this session's main nor on the one before: the test pins the behaviour.)
+func TestTruncatedEndPatternEntryIsCommittedWhole(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.log")
+	testkit.WriteFile(t, a, "one\n"+strings.Repeat("y", 30)+"\nmore\nEND\ntwo\nEND\n")
+	m := newMemStorage()
+	cfg, host := withStorage(testConfig(dir), m)
+	cfg.MaxLogSize = 10
+	cfg.MaxLogSizeBehavior = BehaviorTruncate
+	cfg.Multiline.LineEndPattern = "END"
+	first := &testkit.LogsSink{}
+	r := startReceiver(t, cfg, first, host)
+	assert.Equal(t, []string{"one\nyyyyyy", "two\nEND"}, first.WaitForBodies(t, 2))
+	require.NoError(t, r.Shutdown(context.Background()))
+
+	again := &testkit.LogsSink{}
+	startReceiver(t, cfg, again, host)
+	testkit.AppendFile(t, a, "three\nEND\n")
+	assert.Equal(t, []string{"three\nEND"}, again.WaitForBodies(t, 1), "nothing of the first run again")
+
+	dcfg := testConfig(t.TempDir())
+	b := filepath.Join(filepath.Dir(dcfg.Include[0]), "b.log")
+	testkit.WriteFile(t, b, "one\n"+strings.Repeat("y", 30)+"\nmore\nEND\n")
+	dcfg.MaxLogSize, dcfg.MaxLogSizeBehavior, dcfg.Multiline.LineEndPattern = 10, BehaviorTruncate, "END"
+	dcfg.DeleteAfterRead = true
+	startReceiver(t, dcfg, &testkit.CountingSink{}, nil)
+	testkit.WaitUntil(t, testkit.Timeout, "delete_after_read", func() bool {
+		_, err := os.Stat(b)
+		return os.IsNotExist(err)
+	})
 }
