@@ -19,15 +19,7 @@ func (t *Tracker) checkSources() {
 		}
 		switch {
 		case f.stalled:
-			if df.changed {
-				f.stalled, f.stalls = false, 0
-				t.closeFile(f) // read again from the start of the stream
-			} else {
-				f.stalls++
-				if f.stalls >= settlePolls {
-					t.failStalled(f)
-				}
-			}
+			t.checkStalled(f, df)
 		case f.draining:
 			if f.kind == decompress.Plain {
 				if info, err := f.fd.Stat(); err == nil {
@@ -46,6 +38,31 @@ func (t *Tracker) checkSources() {
 			t.detach(f, df)
 		case f.kind == decompress.Plain && f.fd != nil && !t.sameStart(f, f.fd, df.size):
 			t.rewritten(f, df)
+		}
+	}
+}
+
+// checkStalled decides when a compressed stream that ended mid-way is decoded again from its
+// start: once the file doubled since, or once its growth paused (see File.pauseNeed); a file
+// that does not grow at all for settlePolls polls is given up.
+func (t *Tracker) checkStalled(f *File, df *diskFile) {
+	grown := df.size > f.stalledSize
+	switch {
+	case df.size < f.stalledSize || grown && (df.size >= 2*f.stalledSize || !df.changed && f.quiet+1 >= max(f.pauseNeed, 1)):
+		// Shrunk (rewritten: decoding tells), doubled, or paused long enough.
+		if grown && !df.changed {
+			f.pauseNeed = 2 * max(f.pauseNeed, 1)
+		}
+		f.stalled, f.stalls, f.quiet = false, 0, 0
+		t.closeFile(f) // read again from the start of the stream
+	case grown && !df.changed:
+		f.quiet++
+	case df.changed || grown:
+		f.stalls, f.quiet = 0, 0 // still being written: wait for it to double or pause
+	default:
+		f.stalls++
+		if f.stalls >= settlePolls {
+			t.failStalled(f)
 		}
 	}
 }

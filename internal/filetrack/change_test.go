@@ -131,3 +131,32 @@ func TestCopyTruncatedThenRotatedAwayUnpolled(t *testing.T) {
 	h.rounds(3)
 	h.expect(lines("one", 0, 150), lines("two", 0, 300))
 }
+
+// A compressed file written in many small steps (a .gz still being written, flushed as it
+// goes) is not decoded again from its start at every step: only once it doubled, or once its
+// growth paused, so that what is decoded twice stays within about its size (issue 12 item 7).
+func TestGrowingCompressedFileIsNotDecodedOverAndOver(t *testing.T) {
+	h := newHarness(t, Options{StartAtBeginning: true})
+	want := lines("gz", 0, 20000)
+	full := testkit.Compress(t, testkit.Gzip, text(want))
+	p := h.path("app.log.gz")
+	const steps = 200
+	written := len(full) / steps
+	testkit.WriteFile(t, p, full[:written])
+	for step := range steps {
+		next := len(full) * (step + 2) / steps
+		if next > written {
+			testkit.AppendFile(t, p, full[written:next])
+			written = next
+		}
+		h.round()
+	}
+	h.rounds(settlePolls + 2) // the end: growth paused, decoded once more
+	h.expect(want)
+	size := int64(len(text(want)))
+	again := h.tr.Stats().DecodedAgain
+	t.Logf("%d bytes decompressed, written in %d steps: %d decoded again (%.2fx)", size, steps, again, float64(again)/float64(size))
+	if again > 2*size {
+		t.Fatalf("decoded %d bytes again for a file of %d: more than twice its size", again, size)
+	}
+}

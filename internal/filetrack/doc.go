@@ -128,7 +128,9 @@
 // A compressed file is read as a stream of decompressed bytes and offsets
 // count decompressed bytes. A stream that ends mid-way is taken to be still
 // being written: reading stops without error and starts again from the
-// beginning of the stream, skipping to the read offset, once the file grows;
-// after settlePolls polls without growth the truncation is reported as an
-// error.
+// beginning of the stream, skipping to the read offset, once the file has
+// doubled since, or once its growth paused (for a poll, then twice as long
+// each time after), so that a file written in many small steps is decoded
+// about twice, not once per step (Stats.DecodedAgain counts it); after
+// settlePolls polls without growth the truncation is reported as an error.
 package filetrack

@@ -37,12 +37,19 @@ type File struct {
 	needSeek bool  // fd is not positioned at off
 	eof      bool  // reading reached the end of the available data
 	stalled  bool  // a compressed stream ended mid-way
-	stalls   int
-	stallErr error
-	err      error // to be returned once by Next
-	done     bool
-	failed   bool
-	draining bool // no longer seen: read to its end
+	stalls   int   // polls without growth since it stalled
+	// A stalled stream is decoded again from its start (it cannot resume), so that is done
+	// only when the file has doubled since (stalledSize), or when its growth paused for
+	// pauseNeed polls (quiet), pauseNeed doubling each time: the decoding work for a file
+	// written in many small steps stays within about twice its size.
+	stalledSize int64
+	quiet       int
+	pauseNeed   int
+	stallErr    error
+	err         error // to be returned once by Next
+	done        bool
+	failed      bool
+	draining    bool // no longer seen: read to its end
 
 	// Poll's bookkeeping.
 	handedOut, chosen, listed bool
@@ -161,7 +168,9 @@ func (f *File) start() error {
 		}
 		f.dec = dec
 		f.tail.reset(dec, 0)
-		if _, err := io.CopyN(io.Discard, &f.tail, f.off); err != nil {
+		skipped, err := io.CopyN(io.Discard, &f.tail, f.off)
+		f.t.decodedAgain.Add(skipped)
+		if err != nil {
 			if err == io.EOF {
 				f.addCheck()
 			}
@@ -202,6 +211,9 @@ func (f *File) stop(err error) error {
 	case f.kind != decompress.Plain && errors.Is(err, io.ErrUnexpectedEOF):
 		// Probably still being written: Poll retries once it grows.
 		f.stalled, f.stallErr = true, err
+		if info, err := f.fd.Stat(); err == nil {
+			f.stalledSize = info.Size()
+		}
 		f.releaseReader()
 		return io.EOF
 	}

@@ -86,6 +86,9 @@ type Stats struct {
 	Rotations       int64 // moves of a file being read, and continuations from a copy
 	Truncations     int64 // files truncated or rewritten in place
 	ReadErrors      int64 // files given up because of a read or decompression error
+	// DecodedAgain is decompressed bytes decoded a second time: a compressed file that
+	// stalled (still being written) is decoded again from its start up to where it was read.
+	DecodedAgain int64
 }
 
 // Tracker discovers, identifies and reads files. See the package
@@ -122,7 +125,7 @@ type Tracker struct {
 	tailBuf      []byte
 	winA, winB   [checkWindow]byte
 
-	discovered, rotations, truncations, readErrors, bytesRead atomic.Int64
+	discovered, rotations, truncations, readErrors, bytesRead, decodedAgain atomic.Int64
 }
 
 // New validates opts and returns a Tracker.
@@ -232,6 +235,7 @@ func (t *Tracker) Stats() Stats {
 		Rotations:       t.rotations.Load(),
 		Truncations:     t.truncations.Load(),
 		ReadErrors:      t.readErrors.Load(),
+		DecodedAgain:    t.decodedAgain.Load(),
 	}
 }
 
