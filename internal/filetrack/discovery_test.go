@@ -107,6 +107,20 @@ func TestVanishedAndDirectory(t *testing.T) {
 	h.expect(lines("ok", 0, 3), lines("back", 0, 3))
 }
 
+// A file rotated away between listing and opening (gone by the time it is opened, and no longer
+// listed at the next poll) is not a warning: rotation does that all the time.
+func TestVanishedByRotationIsNoWarning(t *testing.T) {
+	h := newHarness(t, Options{StartAtBeginning: true})
+	p := h.path("app.log")
+	testkit.WriteFile(t, p, text(lines("a", 0, 3)))
+	h.tr.report(p, fs.ErrNotExist) // what the listing-to-open race reports
+	must(t, os.Rename(p, h.path("app.log.1")))
+	h.rounds(2)
+	if n := h.warnings("vanished"); n != 0 {
+		t.Fatalf("a file rotated away warned about %d times", n)
+	}
+}
+
 func TestSymlinkReadOnce(t *testing.T) {
 	h := newHarness(t, Options{StartAtBeginning: true})
 	target := h.path("real.log")

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.uber.org/zap"
 )
 
 // flight is one batch on its way downstream: a sender goroutine delivers it and hands it back
@@ -111,6 +112,10 @@ func (r *mergelogReceiver) land(f *flight) {
 	d := &r.out
 	d.senders.inFlight--
 	if f.err != nil {
+		if !r.stopping {
+			r.set.Logger.Warn("Stopping before the next consumer accepted a batch: it is not checkpointed, and is read again after a restart",
+				zap.Int("records", f.n), zap.Error(f.err))
+		}
 		r.stopping = true
 		return
 	}
