@@ -67,7 +67,8 @@ func TestCheckpointWritesAreProportionalToWhatChanged(t *testing.T) {
 		files, sets, written, rounds, perWrite, whole)
 	// Each Set is one identity: a fraction of the whole checkpoint, which is ~files times it.
 	assert.Less(t, perWrite*50, whole, "a write is proportional to what changed")
-	assert.LessOrEqual(t, written, rounds*10*perWrite*2, "only the files that grew are written")
+	// Before, every accepted batch rewrote the whole checkpoint: at least rounds × whole here.
+	assert.Less(t, written, 2*whole, "the %d rounds wrote less than two whole checkpoints", rounds)
 }
 
 // wholeCheckpointSize is the size of the checkpoint as one key, as releases before kept it.
