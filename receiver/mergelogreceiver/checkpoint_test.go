@@ -203,3 +203,21 @@ func TestTruncatedEndPatternEntryIsCommittedWhole(t *testing.T) {
 		return os.IsNotExist(err)
 	})
 }
+
+// A file that ends in a cut line without a newline is committed to its end once that line's
+// rest is flushed: delete_after_read fires.
+func TestCutLastLineFlushedIsCommitted(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.log")
+	testkit.WriteFile(t, a, "first\n"+strings.Repeat("x", 25))
+	cfg := testConfig(dir)
+	cfg.MaxLogSize = 10
+	cfg.DeleteAfterRead = true
+	s := &testkit.LogsSink{}
+	startReceiver(t, cfg, s, nil)
+	assert.Equal(t, []string{"first", strings.Repeat("x", 10), strings.Repeat("x", 10), "xxxxx"}, s.WaitForBodies(t, 4))
+	testkit.WaitUntil(t, testkit.Timeout, "delete_after_read", func() bool {
+		_, err := os.Stat(a)
+		return os.IsNotExist(err)
+	})
+}
