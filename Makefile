@@ -27,7 +27,7 @@ $(OCB):
 
 # Installed under a versioned name, so that changing GOLANGCI_LINT_VER builds the new one.
 $(GOLANGCI_LINT):
-	@mkdir -p $(BUILD)/tmp-golangci-lint
+	@mkdir -p $(BUILD)/tmp-golangci-lint $(dir $@)
 	GOBIN=$(abspath $(BUILD)/tmp-golangci-lint) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VER)
 	mv $(BUILD)/tmp-golangci-lint/golangci-lint $@
 	@rmdir $(BUILD)/tmp-golangci-lint
