@@ -32,7 +32,7 @@ func (c *Config) compile() (*compiled, error) {
 	p := &compiled{
 		join: multiline.Config{
 			MaxLines: c.Multiline.MaxLines,
-			MaxBytes: int(c.MaxLogSize),
+			MaxBytes: c.logSize(),
 			Truncate: c.MaxLogSizeBehavior == BehaviorTruncate,
 		},
 		resource:   staticMap(c.Resource),
@@ -127,8 +127,8 @@ const runtimePrefixRoom = 64 << 10
 
 // maxLineSize is where the reader cuts a line.
 func (c *Config) maxLineSize() int {
-	if c.Format == FormatContainer {
-		return int(c.MaxLogSize) + runtimePrefixRoom
+	if c.container() {
+		return c.logSize() + runtimePrefixRoom
 	}
-	return int(c.MaxLogSize)
+	return c.logSize()
 }

@@ -41,6 +41,8 @@ type Config struct {
 	Attributes      map[string]string `mapstructure:"attributes"`
 	Resource        map[string]string `mapstructure:"resource"`
 	Format          Format            `mapstructure:"format"`
+	// Operators accepts file_log's operator list where it is [{type: container}] (see operators.go).
+	Operators []map[string]any `mapstructure:"operators"`
 
 	Timestamp      *TimestampConfig `mapstructure:"timestamp"`
 	Merge          MergeConfig      `mapstructure:"merge"`
@@ -185,7 +187,10 @@ func (c *Config) Validate() error {
 		errs.add("delete_after_read", "requires start_at: beginning")
 	}
 	errs.check("format", c.Format.validate())
-	if c.Merge.Enabled && c.Timestamp == nil && c.Format != FormatContainer {
+	if err := validateOperators(c.Operators); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Merge.Enabled && c.Timestamp == nil && !c.container() {
 		errs.add("merge.enabled", "merging orders entries by time and needs a timestamp section (or format: container)")
 	}
 	return errs.join()

@@ -89,7 +89,7 @@ func TestConfigFull(t *testing.T) {
 func TestConfigInvalidNamesTheKey(t *testing.T) {
 	for name, key := range map[string]string{
 		"bad_regex":                     "multiline: line_start_pattern",
-		"unknown_key":                   "operators",
+		"unknown_key":                   "ordering_criteria",
 		"negative_size":                 "max_log_size",
 		"negative_batch_bytes":          "batch: max_bytes",
 		"merge_without_timestamp":       "merge.enabled",

@@ -65,7 +65,7 @@ func newAttrSet(m pcommon.Map, extra int) attrSet {
 func (r *mergelogReceiver) newTailedFile(file *filetrack.File, now time.Time) *tailedFile {
 	f := &tailedFile{file: file, id: file.ID(), lastData: now, records: file.Records(),
 		readEnd: file.Offset(), lineEnd: file.Offset(), lineStart: file.Offset()}
-	if r.cfg.Format == FormatContainer {
+	if r.cfg.container() {
 		f.parser = &container.Parser{}
 		for _, k := range []container.Stream{container.StreamNone, container.Stdout, container.Stderr} {
 			f.streams = append(f.streams, r.newStream(f, k))
@@ -116,7 +116,7 @@ func (r *mergelogReceiver) setAttrs(f *tailedFile) {
 		}
 	}
 	r.read.resources.release(f.resource)
-	f.resource = r.read.resources.of(f.path, r.cfg.Format == FormatContainer)
+	f.resource = r.read.resources.of(f.path, r.cfg.container())
 }
 
 // pending reports whether any stream of f holds bytes not yet emitted.
