@@ -13,6 +13,7 @@ type variant struct {
 	name      string
 	about     string
 	preset    bool     // based on the helm chart's preset rather than the shipped config
+	renamed   bool     // the preset with file_log renamed to mergelog, nothing else changed
 	overrides []string // YAML documents
 	args      []string // more command-line arguments of the agent (an override's "# args: …" line)
 }
@@ -75,6 +76,7 @@ var variants = []variant{
 	{name: "shipped", about: "deploy/kubernetes/agent-config.yaml as shipped"},
 	{name: "preset", about: "(a) helm logsCollection preset: file_log + container operator, memory_limiter, batch, otlp_grpc defaults", preset: true},
 	{name: "preset-rx", about: "(b) the preset's file_log receiver in the shipped pipeline", overrides: []string{presetReceiver}},
+	{name: "preset-renamed", about: "the preset with file_log renamed to mergelog (the drop-in)", preset: true, renamed: true},
 }
 
 // workloadOverride points each receiver at a workload's files and sets how entries are made.
@@ -115,6 +117,9 @@ func configFiles(dir, shipped string, v variant, wl workload, gatewayAddr, gatew
 	base := shipped
 	if v.preset {
 		base = presetConfig
+	}
+	if v.renamed {
+		base = strings.ReplaceAll(base, "filelog", "mergelog")
 	}
 	docs := append([]string{base}, v.overrides...)
 	if o := workloadOverride(wl); o != "" {
