@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/mergelog/otelcol-mergelog/bench/internal/stats"
 )
 
 // result is one run of one agent pipeline on one workload.
@@ -123,15 +125,6 @@ func procUsage(pid int) (cpu time.Duration, peak int64, err error) {
 	}
 	const ticks = 100 // USER_HZ on Linux
 	cpu = time.Duration(utime+stime) * time.Second / ticks
-	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return cpu, 0, err
-	}
-	for line := range bytes.Lines(status) {
-		if rest, ok := bytes.CutPrefix(line, []byte("VmHWM:")); ok {
-			kb, err := strconv.ParseInt(string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte(" kB"))), 10, 64)
-			return cpu, kb << 10, err
-		}
-	}
-	return cpu, 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
+	peak, err = stats.PeakRSS("/proc/" + strconv.Itoa(pid) + "/status")
+	return cpu, peak, err
 }

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"runtime/metrics"
-	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/mergelog/otelcol-mergelog/bench/internal/stats"
 )
 
 // usage is the process's CPU time and peak RSS so far, from getrusage(RUSAGE_SELF).
@@ -31,22 +31,13 @@ func resetPeakRSS() {
 	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 }
 
-// peakRSS returns VmHWM from /proc/self/status, or fallback if it cannot be read.
+// peakRSS returns this process's VmHWM, or fallback if it cannot be read.
 func peakRSS(fallback int64) int64 {
-	status, err := os.ReadFile("/proc/self/status")
+	peak, err := stats.PeakRSS("/proc/self/status")
 	if err != nil {
 		return fallback
 	}
-	for line := range bytes.Lines(status) {
-		if rest, ok := bytes.CutPrefix(line, []byte("VmHWM:")); ok {
-			kb, err := strconv.ParseInt(string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte(" kB"))), 10, 64)
-			if err != nil {
-				return fallback
-			}
-			return kb << 10
-		}
-	}
-	return fallback
+	return peak
 }
 
 // heapSampler records the high-water mark of the heap in use (MemStats.HeapInuse: object

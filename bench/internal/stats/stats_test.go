@@ -20,3 +20,16 @@ func TestMedian(t *testing.T) {
 		}
 	}
 }
+
+func TestPeakRSS(t *testing.T) {
+	peak, err := PeakRSS("/proc/self/status")
+	if err != nil {
+		t.Skipf("no /proc here: %v", err)
+	}
+	if peak <= 0 {
+		t.Fatalf("peak RSS %d", peak)
+	}
+	if _, err := PeakRSS("/nonexistent/status"); err == nil {
+		t.Fatal("no error for a missing file")
+	}
+}
