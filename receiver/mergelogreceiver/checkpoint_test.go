@@ -204,20 +204,23 @@ func TestTruncatedEndPatternEntryIsCommittedWhole(t *testing.T) {
 	})
 }
 
-// A file that ends in a cut line without a newline is committed to its end once that line's
-// rest is flushed: delete_after_read fires.
-func TestCutLastLineFlushedIsCommitted(t *testing.T) {
+// A cut line whose rest a force flush consumed (the writer went quiet without its newline) is
+// committed to its end: a restart reads nothing of it again.
+func TestCutLineFlushedIsCommitted(t *testing.T) {
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a.log")
 	testkit.WriteFile(t, a, "first\n"+strings.Repeat("x", 25))
-	cfg := testConfig(dir)
+	m := newMemStorage()
+	cfg, host := withStorage(testConfig(dir), m)
 	cfg.MaxLogSize = 10
-	cfg.DeleteAfterRead = true
-	s := &testkit.LogsSink{}
-	startReceiver(t, cfg, s, nil)
-	assert.Equal(t, []string{"first", strings.Repeat("x", 10), strings.Repeat("x", 10), "xxxxx"}, s.WaitForBodies(t, 4))
-	testkit.WaitUntil(t, testkit.Timeout, "delete_after_read", func() bool {
-		_, err := os.Stat(a)
-		return os.IsNotExist(err)
-	})
+	first := &testkit.LogsSink{}
+	r := startReceiver(t, cfg, first, host)
+	assert.Equal(t, []string{"first", strings.Repeat("x", 10), strings.Repeat("x", 10), "xxxxx"}, first.WaitForBodies(t, 4))
+	require.NoError(t, r.Shutdown(context.Background()))
+
+	again := &testkit.LogsSink{}
+	startReceiver(t, cfg, again, host)
+	testkit.AppendFile(t, a, "\nafter\n")
+	assert.Equal(t, []string{"after"}, again.WaitForBodies(t, 1))
+	again.AssertNoMoreThan(t, 1, settle, "nothing of the flushed line again")
 }

@@ -196,8 +196,6 @@ func (r *mergelogReceiver) flushTail(f *tailedFile, tail []byte, end int64) {
 	if len(tail) > 0 {
 		r.line(f, tail, end)
 		f.file.ConsumePartial()
-		// Consumed as a whole line (the rest of a cut one too): a commit may pass it now.
-		f.lineEnd, f.piece = end, false
 		f.partial = 0
 	}
 	for _, s := range f.streams {
