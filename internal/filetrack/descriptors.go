@@ -55,7 +55,13 @@ func (t *Tracker) allocate() []*File {
 			need++
 		}
 	}
-	for pass := 0; pass < 2 && need > limit-t.fdsOpen; pass++ {
+	// Pass 0 closes idle descriptors; pass 1 those of files with data, to give others their
+	// turn, unless the caller is not reading (PollHolding): then what is open stays open.
+	passes := 2
+	if t.holding {
+		passes = 1
+	}
+	for pass := 0; pass < passes && need > limit-t.fdsOpen; pass++ {
 		for _, f := range t.files {
 			if need <= limit-t.fdsOpen {
 				break
@@ -88,7 +94,10 @@ func (t *Tracker) allocate() []*File {
 	}
 	slices.SortFunc(out, func(a, b *File) int { return cmp.Compare(a.id, b.id) })
 	for _, f := range out {
-		f.listed, f.handedOut, f.lastServed = false, true, t.poll
+		f.listed, f.handedOut = false, true
+		if !t.holding {
+			f.lastServed = t.poll
+		}
 	}
 	t.out = out
 	return out

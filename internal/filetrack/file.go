@@ -50,6 +50,9 @@ type File struct {
 	done        bool
 	failed      bool
 	draining    bool // no longer seen: read to its end
+	// The largest size seen of its plain sources, or the size of its compressed source, to
+	// count what was never read if it goes away (see lose).
+	seenSize, seenCompressed int64
 
 	// Poll's bookkeeping.
 	handedOut, chosen, listed bool

@@ -17,3 +17,10 @@ func keyOf(path string, info fs.FileInfo) (fileKey, error) {
 	// The field types differ between systems (Dev is int32 on darwin).
 	return fileKey{dev: uint64(st.Dev), ino: uint64(st.Ino)}, nil
 }
+
+// unlinked reports whether the open file of info has no name left: deleted, and holding its
+// disk space until its descriptors close.
+func unlinked(info fs.FileInfo) bool {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	return ok && st.Nlink == 0
+}

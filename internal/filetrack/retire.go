@@ -57,12 +57,16 @@ func (t *Tracker) forget() {
 	for _, df := range t.disk {
 		if df.ident != nil {
 			df.ident.lastSeen = t.poll
+			if df.role == roleSource {
+				df.ident.noteSize(df)
+			}
 		}
 	}
 	for id, f := range t.files {
 		if f.lastSeen+forgetPolls > t.poll || f.fd != nil || f.committed < f.off {
 			continue
 		}
+		t.loseUnread(f)
 		t.finish(f)
 		t.idx.remove(f)
 		delete(t.files, id)

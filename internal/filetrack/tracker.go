@@ -51,6 +51,12 @@ type Options struct {
 	// DeleteAfterRead deletes a file once it is read to its end and all of it
 	// is committed.
 	DeleteAfterRead bool
+	// MaxDeletedBytes bounds the disk space held by files deleted while open
+	// and not yet read to their end (their space is freed only when the
+	// descriptor closes): beyond it the ones seen last the longest ago are
+	// closed and their unread bytes counted lost (Stats.BytesLost). Unix only
+	// (elsewhere an open file's deletion is not seen); 0 means no bound.
+	MaxDeletedBytes int64
 	// Logger receives the reports of unreadable files; nil means none.
 	Logger *zap.Logger
 }
@@ -89,6 +95,10 @@ type Stats struct {
 	// DecodedAgain is decompressed bytes decoded a second time: a compressed file that
 	// stalled (still being written) is decoded again from its start up to where it was read.
 	DecodedAgain int64
+	// BytesLost is bytes of files that went away, or were closed to bound the space deleted
+	// files hold, before they were read to their end (bytes on disk: compressed ones for a
+	// compressed file). Each loss is logged, naming the file.
+	BytesLost int64
 }
 
 // Tracker discovers, identifies and reads files. See the package
@@ -105,6 +115,7 @@ type Tracker struct {
 	mu       sync.Mutex
 	closed   bool
 	resumed  bool // a checkpoint was restored
+	holding  bool // this poll is PollHolding's
 	poll     uint64
 	nextID   uint64
 	files    map[uint64]*File
@@ -125,7 +136,7 @@ type Tracker struct {
 	tailBuf      []byte
 	winA, winB   [checkWindow]byte
 
-	discovered, rotations, truncations, readErrors, bytesRead, decodedAgain atomic.Int64
+	discovered, rotations, truncations, readErrors, bytesRead, decodedAgain, bytesLost atomic.Int64
 }
 
 // New validates opts and returns a Tracker.
@@ -156,8 +167,8 @@ func New(opts Options) (*Tracker, error) {
 	case opts.MaxConcurrentDecoders < 1:
 		return nil, fmt.Errorf("filetrack: max concurrent decoders %d below 1", opts.MaxConcurrentDecoders)
 	}
-	if opts.ExcludeOlderThan < 0 || opts.MaxLineSize < 0 {
-		return nil, errors.New("filetrack: negative exclude_older_than or max line size")
+	if opts.ExcludeOlderThan < 0 || opts.MaxLineSize < 0 || opts.MaxDeletedBytes < 0 {
+		return nil, errors.New("filetrack: negative exclude_older_than, max line size or max deleted bytes")
 	}
 	if opts.Compression < decompress.Auto || opts.Compression > decompress.Zstd {
 		return nil, fmt.Errorf("filetrack: invalid compression %v", opts.Compression)
@@ -188,17 +199,31 @@ func New(opts Options) (*Tracker, error) {
 // with data, those being drained, and, once, those that finished during this
 // poll. The slice is valid until the next Poll.
 func (t *Tracker) Poll() []*File {
+	return t.pollFor(false)
+}
+
+// PollHolding is Poll for a caller that cannot read now (its deliveries are blocked): files are
+// discovered and descriptors opened as by Poll, but none with unread data is closed to give
+// its turn to another, so that a file deleted or rotated away meanwhile can still be read to
+// its end from the descriptor held.
+func (t *Tracker) PollHolding() []*File {
+	return t.pollFor(true)
+}
+
+func (t *Tracker) pollFor(holding bool) []*File {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
 		return nil
 	}
+	t.holding = holding
 	t.poll++
 	t.finished = t.finished[:0]
 	t.housekeep()
 	t.scan()
 	t.sweep()
 	t.checkSources()
+	t.boundDeleted()
 	t.resolveAll()
 	t.adopt()
 	t.deleteRead()
@@ -236,6 +261,7 @@ func (t *Tracker) Stats() Stats {
 		Truncations:     t.truncations.Load(),
 		ReadErrors:      t.readErrors.Load(),
 		DecodedAgain:    t.decodedAgain.Load(),
+		BytesLost:       t.bytesLost.Load(),
 	}
 }
 

@@ -1,0 +1,104 @@
+package filetrack
+
+import (
+	"cmp"
+	"io"
+	"slices"
+
+	"go.uber.org/zap"
+
+	"github.com/mergelog/otelcol-mergelog/internal/decompress"
+)
+
+// Bytes that will never be read are counted (Stats.BytesLost) and logged, naming the file:
+//   - a file that went away (deleted, rotated out of the globs, truncated in place) before it was
+//     read to its end while no descriptor held it: it is counted when its identity is forgotten,
+//     the last moment a copy or a compressed version could still have continued it;
+//   - a file deleted while open, closed to keep the disk space that deleted files hold within
+//     MaxDeletedBytes (their space is freed only when the last descriptor closes, and a node
+//     short of disk evicts pods).
+
+// boundDeleted closes drained files that were deleted while open, those seen last the longest
+// ago first, while together they hold more than MaxDeletedBytes on disk.
+func (t *Tracker) boundDeleted() {
+	if t.opts.MaxDeletedBytes <= 0 {
+		return
+	}
+	deleted, held := t.cands[:0], int64(0)
+	for _, f := range t.files {
+		if !f.draining || f.fd == nil || f.done || f.src == nil {
+			continue
+		}
+		info, err := f.fd.Stat()
+		if err != nil || !unlinked(info) {
+			continue
+		}
+		f.src.size = info.Size()
+		deleted = append(deleted, f)
+		held += info.Size()
+	}
+	if held > t.opts.MaxDeletedBytes {
+		slices.SortFunc(deleted, func(a, b *File) int {
+			return cmp.Or(cmp.Compare(a.src.seen, b.src.seen), cmp.Compare(a.id, b.id))
+		})
+		for _, f := range deleted {
+			if held <= t.opts.MaxDeletedBytes {
+				break
+			}
+			df := f.src
+			held -= df.size
+			t.lose(f, df.path, t.unreadOnDisk(f, df), "closing a deleted file before it was read to its end: "+
+				"deleted files held open would take more disk space than the configured bound")
+			t.closeFile(f)
+			f.src, f.draining = nil, false
+			delete(t.disk, df.key)
+			t.finish(f)
+		}
+	}
+	clear(deleted)
+	t.cands = deleted[:0]
+}
+
+// unreadOnDisk returns the bytes of df that f has not handed out: for a compressed file, the
+// compressed bytes its descriptor has not reached.
+func (t *Tracker) unreadOnDisk(f *File, df *diskFile) int64 {
+	if f.kind == decompress.Plain {
+		return max(df.size-f.off, 0)
+	}
+	pos, err := f.fd.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return df.size
+	}
+	return max(df.size-pos, 0)
+}
+
+// noteSize remembers the largest size seen of f's plain source, to tell at forget how much of
+// it was never read.
+func (f *File) noteSize(df *diskFile) {
+	if df.kind == decompress.Plain {
+		f.seenSize = max(f.seenSize, df.size)
+	} else if !f.done {
+		f.seenCompressed = df.size
+	}
+}
+
+// loseUnread counts and logs what of f, forgotten now, was never read.
+func (t *Tracker) loseUnread(f *File) {
+	switch {
+	case f.skipped || f.done:
+	case f.seenSize > f.off:
+		t.lose(f, f.path, f.seenSize-f.off, "file went away before it was read to its end")
+	case f.seenSize == 0 && f.seenCompressed > 0:
+		t.lose(f, f.path, f.seenCompressed, "compressed file went away before it was read to its end")
+	}
+}
+
+// lose counts n bytes of f as never to be read, and says so once for f.
+func (t *Tracker) lose(f *File, path string, n int64, why string) {
+	if n <= 0 {
+		return
+	}
+	t.bytesLost.Add(n)
+	f.seenSize, f.seenCompressed = f.off, 0
+	t.log.Warn(why, zap.String("path", path), zap.Int64("unread_bytes", n), zap.Int64("read_to", f.off))
+}
