@@ -7,6 +7,9 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/adapter"
+	stanza "github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/entry"
+
 	"github.com/mergelog/otelcol-mergelog/internal/ledger"
 	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/metadata"
 )
@@ -18,15 +21,20 @@ type mark struct {
 }
 
 // batch builds the plog.Logs of the next ConsumeLogs call directly: one ResourceLogs per
-// resource group (one, unless pods' files are read), each with one scope.
+// resource group (one, unless pods' files are read), each with one scope. What comes out of
+// operators is converted as file_log converts it (grouped by its own resource), when sealed.
 type batch struct {
 	logs    plog.Logs
 	groups  map[*resourceGroup]plog.LogRecordSlice
 	last    *resourceGroup // the group of the last record, and its records
 	records plog.LogRecordSlice
-	marks   []mark
-	bytes   int
-	opened  time.Time // when the first record went in
+	outputs []*stanza.Entry // from operators, not yet converted
+	// marks settle entries once the batch is accepted: one per record, except a fan-out's
+	// copies, and entries that left a holding chain without a record of their own.
+	marks  []mark
+	n      int // records
+	bytes  int
+	opened time.Time // when the first record went in
 }
 
 func newBatch(capacity int) *batch {
@@ -41,10 +49,25 @@ func (b *batch) reset() {
 	clear(b.groups)
 	b.last = nil
 	b.marks = b.marks[:0]
-	b.bytes = 0
+	b.n, b.bytes = 0, 0
 }
 
-func (b *batch) len() int { return len(b.marks) }
+func (b *batch) len() int { return b.n }
+
+// seal returns the batch's plog.Logs, converting what came out of operators with stanza's own
+// converter (body, attributes, resource, timestamps, severity, trace fields).
+func (b *batch) seal() plog.Logs {
+	if len(b.outputs) == 0 {
+		return b.logs
+	}
+	b.logs = adapter.ConvertEntries(b.outputs, metadata.ScopeName, "")
+	for i, e := range b.outputs {
+		stanza.Put(e)
+		b.outputs[i] = nil
+	}
+	b.outputs = b.outputs[:0]
+	return b.logs
+}
 
 // recordsOf returns the record slice of group g, making its ResourceLogs the first time.
 func (b *batch) recordsOf(g *resourceGroup) plog.LogRecordSlice {
@@ -70,8 +93,17 @@ func (b *batch) recordsOf(g *resourceGroup) plog.LogRecordSlice {
 
 // add appends e as a log record; nop encoding makes the body a Bytes value.
 func (b *batch) add(e *entry, rawBody, recordNumber bool) {
-	if len(b.marks) == 0 {
+	if b.n == 0 {
 		b.opened = time.Now()
+	}
+	b.n++
+	if e.out != nil {
+		b.outputs = append(b.outputs, e.out)
+		if !e.unmarked {
+			b.marks = append(b.marks, mark{e.s, e.seq})
+		}
+		b.bytes += len(e.body) + e.s.attrs.bytes
+		return
 	}
 	lr := b.recordsOf(e.s.f.resource).AppendEmpty()
 	if rawBody {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator"
 	"go.opentelemetry.io/collector/component"
 )
 
@@ -23,9 +24,12 @@ type Config struct {
 	MaxLogSize         ByteSize        `mapstructure:"max_log_size"`
 	MaxLogSizeBehavior LogSizeBehavior `mapstructure:"max_log_size_behavior"`
 	MaxConcurrentFiles int             `mapstructure:"max_concurrent_files"`
-	Encoding           Encoding        `mapstructure:"encoding"`
-	Multiline          MultilineConfig `mapstructure:"multiline"`
-	ForceFlushPeriod   time.Duration   `mapstructure:"force_flush_period"`
+	// MaxDeletedBytes bounds the disk space that files deleted while open, and not yet read to
+	// their end, may hold (the space is freed only when the receiver closes them).
+	MaxDeletedBytes  ByteSize        `mapstructure:"max_deleted_bytes"`
+	Encoding         Encoding        `mapstructure:"encoding"`
+	Multiline        MultilineConfig `mapstructure:"multiline"`
+	ForceFlushPeriod time.Duration   `mapstructure:"force_flush_period"`
 
 	PreserveLeadingWhitespaces  bool `mapstructure:"preserve_leading_whitespaces"`
 	PreserveTrailingWhitespaces bool `mapstructure:"preserve_trailing_whitespaces"`
@@ -41,8 +45,8 @@ type Config struct {
 	Attributes      map[string]string `mapstructure:"attributes"`
 	Resource        map[string]string `mapstructure:"resource"`
 	Format          Format            `mapstructure:"format"`
-	// Operators accepts file_log's operator list where it is [{type: container}] (see operators.go).
-	Operators []map[string]any `mapstructure:"operators"`
+	// Operators are file_log's, decoded and run by stanza (see operators.go, chain.go).
+	Operators []operator.Config `mapstructure:"operators"`
 
 	Timestamp      *TimestampConfig `mapstructure:"timestamp"`
 	Merge          MergeConfig      `mapstructure:"merge"`
@@ -118,6 +122,7 @@ func createDefaultConfig() component.Config {
 		MaxLogSize:         1 << 20,
 		MaxLogSizeBehavior: BehaviorSplit,
 		MaxConcurrentFiles: 1024,
+		MaxDeletedBytes:    1 << 30,
 		Encoding:           EncodingUTF8,
 		ForceFlushPeriod:   500 * time.Millisecond,
 		IncludeFileName:    true,
@@ -177,6 +182,9 @@ func (c *Config) Validate() error {
 	if c.MaxConcurrentFiles < 1 {
 		errs.add("max_concurrent_files", "must be at least 1 (got %d)", c.MaxConcurrentFiles)
 	}
+	if c.MaxDeletedBytes < 1 {
+		errs.add("max_deleted_bytes", "must be positive (got %d)", c.MaxDeletedBytes)
+	}
 	errs.check("encoding", c.Encoding.validate())
 	if c.ForceFlushPeriod < 0 {
 		errs.add("force_flush_period", "must not be negative (got %s)", c.ForceFlushPeriod)
@@ -190,8 +198,8 @@ func (c *Config) Validate() error {
 	if err := validateOperators(c.Operators); err != nil {
 		errs = append(errs, err)
 	}
-	if c.Merge.Enabled && c.Timestamp == nil && !c.container() {
-		errs.add("merge.enabled", "merging orders entries by time and needs a timestamp section (or format: container)")
+	if c.Merge.Enabled && c.Timestamp == nil && !c.container() && len(c.Operators) == 0 {
+		errs.add("merge.enabled", "merging orders entries by time and needs a timestamp section (or format: container, or operators that set it)")
 	}
 	return errs.join()
 }

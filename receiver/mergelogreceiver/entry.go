@@ -1,24 +1,33 @@
 package mergelogreceiver
 
 import (
+	"time"
+
+	stanza "github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/entry"
+
 	"github.com/mergelog/otelcol-mergelog/internal/container"
 	"github.com/mergelog/otelcol-mergelog/internal/ledger"
+	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/metadata"
 )
 
 // entry is one log entry on its way into a batch: the receiver owns its body (the joiner's
 // bytes are only valid during its callback, and the merge window holds entries for a while).
+// With operators, what comes out of them rides in out instead.
 type entry struct {
 	s        *stream
 	seq      ledger.Seq // its place in s's ledger
+	start    int64      // offset of its first byte
 	record   int64      // log.file.record_number
-	body     string
-	at       int64 // Unix nanoseconds; meaningful when timed
+	body     string     // with out, its body when a string (for batch.max_bytes)
+	at       int64      // Unix nanoseconds; meaningful when timed
 	timed    bool
 	observed int64
+	out      *stanza.Entry // what the operators made of it
+	unmarked bool          // a copy made by a fan-out: no ledger entry of its own
 }
 
 // emitEntry is a joiner's sink for stream s: it numbers the entry, shapes it and sends it on,
-// to the merge window or straight into the batch.
+// through the operators, to the merge window or straight into the batch.
 func (r *mergelogReceiver) emitEntry(s *stream, text []byte, end int64) {
 	f := s.f
 	first := s.books.Lines.PopThrough(end)
@@ -30,7 +39,7 @@ func (r *mergelogReceiver) emitEntry(s *stream, text []byte, end int64) {
 		r.out.settle(s, seq)
 		return
 	}
-	e := entry{s: s, seq: seq, record: f.records, body: r.body.body(text), observed: r.read.observed}
+	e := entry{s: s, seq: seq, start: first.Start, record: f.records, body: r.body.body(text), observed: r.read.observed}
 	if s.kind != container.StreamNone {
 		e.at, e.timed = first.At, true // the runtime's time, unless a timestamp section finds one
 	}
@@ -42,9 +51,56 @@ func (r *mergelogReceiver) emitEntry(s *stream, text []byte, end int64) {
 	if !e.timed && (r.compiled.parser != nil || f.parser != nil) {
 		r.tel.counts.untimed++
 	}
-	if r.merge == nil {
-		r.add(&e)
+	if r.chain != nil {
+		r.toChain(&e)
 		return
 	}
-	r.merge.push(f.input, &e)
+	r.emitOutput(&e)
+}
+
+// emitOutput sends an entry ready for its record to the merge window or into the batch.
+func (r *mergelogReceiver) emitOutput(e *entry) {
+	if r.merge == nil {
+		r.add(e)
+		return
+	}
+	r.merge.push(e.s.f.input, e)
+}
+
+// stanzaEntry is the entry file_log's file input makes of e: the body, the attributes
+// (static, log.file.*, log.iostream), the resource, the timestamp when one was found, and
+// the time the entry was read.
+func (r *mergelogReceiver) stanzaEntry(e *entry) *stanza.Entry {
+	se := stanza.New()
+	se.ObservedTimestamp = time.Unix(0, e.observed)
+	if e.timed {
+		se.Timestamp = time.Unix(0, e.at)
+	}
+	if r.out.rawBody {
+		se.Body = []byte(e.body)
+	} else {
+		se.Body = e.body
+	}
+	se.Attributes = e.s.attrs.m.AsRaw()
+	if r.out.numbers {
+		se.Attributes[attrRecordNumber] = e.record
+	}
+	if res := e.s.f.resource.attrs; res.Len() > 0 {
+		se.Resource = res.AsRaw()
+	}
+	se.ScopeName = metadata.ScopeName
+	return se
+}
+
+// output is the entry of what came out of the operators, o, from stream s (its ledger entry
+// set by the caller).
+func (r *mergelogReceiver) output(o *stanza.Entry, s *stream) entry {
+	e := entry{s: s, out: o, observed: o.ObservedTimestamp.UnixNano()}
+	if !o.Timestamp.IsZero() {
+		e.at, e.timed = o.Timestamp.UnixNano(), true
+	}
+	if body, ok := o.Body.(string); ok {
+		e.body = body
+	}
+	return e
 }

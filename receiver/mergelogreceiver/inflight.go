@@ -73,8 +73,9 @@ func (d *delivery) takeBatch() *batch {
 	return newBatch(d.limits.MaxRecords)
 }
 
-// send hands the batch to a sender, first waiting for a slot while max batches are in flight
-// (the backpressure: nothing is read meanwhile).
+// send hands the batch to a sender. While max batches are in flight (the backpressure) the
+// batch is parked instead: reading stops, and unpark sends it once a slot frees. At Shutdown
+// (finishing) it waits for a slot.
 func (r *mergelogReceiver) send() {
 	d := &r.out
 	n := d.batch.len()
@@ -82,27 +83,42 @@ func (r *mergelogReceiver) send() {
 		return
 	}
 	if d.senders.inFlight >= d.senders.max {
-		start := time.Now()
+		if !d.finishing {
+			if !d.parked {
+				d.parked, d.parkedAt = true, time.Now()
+			}
+			return
+		}
 		for d.senders.inFlight >= d.senders.max && !r.stopping {
 			select {
 			case f := <-d.senders.landed:
 				r.land(f)
 			case <-r.ctx.Done():
-				r.stopping = true // Shutdown: the drain takes over
+				r.stopping = true // the drain's deadline
 			}
 		}
-		if r.merge != nil {
-			r.merge.paused += time.Since(start)
-		}
-		r.read.pollDue()
 		if r.stopping {
 			return
 		}
 	}
-	f := &flight{b: d.batch, logs: d.batch.logs, n: n, ctx: d.senders.ctx}
+	f := &flight{b: d.batch, logs: d.batch.seal(), n: n, ctx: d.senders.ctx}
 	d.batch = d.takeBatch()
 	d.senders.inFlight++
 	d.senders.queue <- f
+}
+
+// unpark sends the parked batch if a slot is free; the merge window's clock did not run
+// while it was parked (a stall downstream is not waiting for the inputs).
+func (r *mergelogReceiver) unpark() {
+	d := &r.out
+	if !d.parked || d.senders.inFlight >= d.senders.max {
+		return
+	}
+	d.parked = false
+	if r.merge != nil {
+		r.merge.paused += time.Since(d.parkedAt)
+	}
+	r.send()
 }
 
 // land takes back a batch a sender is done with: accepted or refused for good, its records

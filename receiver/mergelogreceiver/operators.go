@@ -2,100 +2,157 @@ package mergelogreceiver
 
 import (
 	"fmt"
-	"slices"
-	"sort"
-	"strings"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/featuregate"
+	"go.uber.org/zap"
+
+	// The operators file_log registers, so that operators: decodes the same types.
+	_ "github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/adapter"
+	stanza "github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/entry"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator/parser/container"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator/transformer/recombine"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/pipeline"
 )
 
-// file_log's `operators` are stanza operators run on each entry. The one the receiver runs
-// itself is `container` (CRI and Docker lines, split lines joined, the pod's identity from the
-// path), first and alone, as the helm chart's logsCollection preset has it: it is what
-// format: container does, without stanza's goroutine. Any other operator is refused at start,
-// naming it: parsing belongs in the transform processor after the receiver (see README).
+// file_log's `operators` are stanza operators, decoded by stanza's own registry and run by
+// stanza's own code (chain.go) on the entries the receiver builds. One placement is run by the
+// receiver itself: a `container` operator first in the chain, with its defaults (as the helm
+// chart's logsCollection preset has it), is what format: container does, without stanza's
+// goroutine and batching; the operators after it run in stanza.
 
-// containerOperatorKeys are the container operator's keys that mean here what they mean in
-// file_log; the values of format and add_metadata_from_filepath that would differ are refused.
-var containerOperatorKeys = []string{"type", "id", "max_log_size", "format", "add_metadata_from_filepath", "on_error"}
+// synchronousEmitterGate is stanza's process-wide gate under which its container operator
+// emits synchronously instead of through a batching goroutine.
+const synchronousEmitterGate = "stanza.synchronousLogEmitter"
 
-// validateOperators checks that operators is empty or one container operator.
-func validateOperators(ops []map[string]any) error {
+// nativeContainer reports whether ops starts with a container operator that format: container
+// reproduces: its defaults, except id and max_log_size (format only names what each line's
+// format is detected as anyway).
+func nativeContainer(ops []operator.Config) bool {
+	if len(ops) == 0 {
+		return false
+	}
+	c, ok := ops[0].Builder.(*container.Config)
+	if !ok {
+		return false
+	}
+	d := container.NewConfig()
+	p := c.ParserConfig
+	return c.AddMetadataFromFilePath && p.OnError == d.OnError && p.IfExpr == "" && len(p.OutputIDs) == 0 &&
+		p.ParseFrom.String() == d.ParseFrom.String() && p.ParseTo.String() == d.ParseTo.String() &&
+		p.BodyField == nil && p.TimeParser == nil && p.SeverityConfig == nil && p.TraceParser == nil &&
+		p.ScopeNameParser == nil
+}
+
+// chainOperators returns the operators stanza runs: all of them, or those after a container
+// operator the receiver runs itself.
+func (c *Config) chainOperators() []operator.Config {
+	if nativeContainer(c.Operators) {
+		return c.Operators[1:]
+	}
+	return c.Operators
+}
+
+// validateOperators builds each operator and then the chain, as file_log does at start, so that
+// a bad expression, regexp, on_error, duplicate id or missing output fails at start; an
+// operator's own error is named by its place, type and id.
+func validateOperators(ops []operator.Config) error {
+	set := component.TelemetrySettings{Logger: zap.NewNop()}
 	for i, op := range ops {
-		typ, _ := op["type"].(string)
-		id, _ := op["id"].(string)
-		name := fmt.Sprintf("operators[%d] (type %q", i, typ)
-		if id != "" {
-			name += fmt.Sprintf(", id %q", id)
+		if _, err := op.Build(set); err != nil {
+			return fmt.Errorf("operators[%d] (type %q, id %q): %w", i, op.Type(), op.ID(), err)
 		}
-		name += ")"
-		if typ != "container" || i > 0 {
-			return fmt.Errorf("%s: not supported: only a container operator, first and alone, runs in this receiver (as format: container); "+
-				"parse with the transform processor after it (README: Switching from file_log)", name)
-		}
-		var unknown []string
-		for k := range op {
-			if !slices.Contains(containerOperatorKeys, k) {
-				unknown = append(unknown, k)
-			}
-		}
-		if len(unknown) > 0 {
-			sort.Strings(unknown)
-			return fmt.Errorf("%s: unsupported keys %s", name, strings.Join(unknown, ", "))
-		}
-		if f, ok := op["format"]; ok && !slices.Contains([]any{"", "docker", "crio", "containerd"}, f) {
-			return fmt.Errorf("%s: format: must be docker, crio or containerd (got %v); each line's format is detected anyway", name, f)
-		}
-		if v, ok := op["add_metadata_from_filepath"]; ok && v != true {
-			return fmt.Errorf("%s: add_metadata_from_filepath: the receiver always adds the pod's identity from the path (got %v)", name, v)
-		}
-		if v, ok := op["max_log_size"]; ok {
-			if _, err := operatorSize(v); err != nil {
-				return fmt.Errorf("%s: max_log_size: %w", name, err)
-			}
-		}
+	}
+	if len(ops) == 0 {
+		return nil
+	}
+	if _, err := (pipeline.Config{Operators: ops}).Build(set); err != nil {
+		return fmt.Errorf("operators: %w", err)
 	}
 	return nil
 }
 
-// operatorSize reads a max_log_size as the config decoder hands it over: a number or a string
-// with a unit.
-func operatorSize(v any) (ByteSize, error) {
-	var b ByteSize
-	switch x := v.(type) {
-	case int:
-		b = ByteSize(x)
-	case int64:
-		b = ByteSize(x)
-	case float64:
-		b = ByteSize(x)
-	case string:
-		if err := b.UnmarshalText([]byte(x)); err != nil {
-			return 0, err
-		}
-	default:
-		return 0, fmt.Errorf("not a size: %v", v)
-	}
-	if b < 0 {
-		return 0, fmt.Errorf("must not be negative (got %d)", b)
-	}
-	return b, nil
-}
-
 // container reports whether lines are read as a container runtime's: format container, or the
-// container operator.
+// container operator run by the receiver.
 func (c *Config) container() bool {
-	return c.Format == FormatContainer || len(c.Operators) == 1 && c.Operators[0]["type"] == "container"
+	return c.Format == FormatContainer || nativeContainer(c.Operators)
 }
 
-// logSize is the cap of a log entry: max_log_size, or the container operator's when smaller
-// (file_log caps a recombined line with it).
+// logSize is the cap of a log entry: max_log_size, or the native container operator's when
+// smaller (file_log caps a recombined line with it).
 func (c *Config) logSize() int {
 	size := c.MaxLogSize
-	if len(c.Operators) == 1 {
-		if v, ok := c.Operators[0]["max_log_size"]; ok {
-			if op, err := operatorSize(v); err == nil && op > 0 && op < size {
-				size = op
-			}
+	if nativeContainer(c.Operators) {
+		if op := ByteSize(c.Operators[0].Builder.(*container.Config).MaxLogSize); op > 0 && op < size {
+			size = op
 		}
 	}
 	return int(size)
 }
+
+// holdBound is how long an entry may stay inside the chain's holding operators at most
+// (recombine, stanza's container operator with its batching emitter): each flushes a group
+// once its first entry is force_flush_period old, checking every fifth of that; 0 when no
+// operator holds entries past Process.
+func holdBound(ops []operator.Config) time.Duration {
+	var bound time.Duration
+	for _, op := range ops {
+		switch b := op.Builder.(type) {
+		case *recombine.Config:
+			bound = max(bound, b.ForceFlushTimeout+b.ForceFlushTimeout/5)
+		case *container.Config:
+			if !gateEnabled(synchronousEmitterGate) {
+				flush := recombine.NewConfig().ForceFlushTimeout
+				// the internal recombine, then the batching emitter's flush interval
+				bound = max(bound, flush+flush/5+time.Second)
+			}
+		}
+	}
+	return bound
+}
+
+// fileSourced reports whether every group a holding operator in ops makes is of one file's
+// entries: a recombine's source_identifier (stanza's container operator's is log.file.path)
+// is log.file.path or log.file.name and the receiver sets that attribute. Otherwise a group
+// may take in entries of several files.
+func (c *Config) fileSourced(ops []operator.Config) bool {
+	for _, op := range ops {
+		var source string
+		switch b := op.Builder.(type) {
+		case *recombine.Config:
+			source = b.SourceIdentifier.String()
+		case *container.Config:
+			source = stanza.NewAttributeField(attrFilePath).String()
+		default:
+			continue
+		}
+		switch source {
+		case stanza.NewAttributeField(attrFilePath).String():
+			if !c.IncludeFilePath {
+				return false
+			}
+		case stanza.NewAttributeField(attrFileName).String():
+			if !c.IncludeFileName {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func gateEnabled(id string) bool {
+	on := false
+	featuregate.GlobalRegistry().VisitAll(func(g *featuregate.Gate) {
+		if g.ID() == id {
+			on = g.IsEnabled()
+		}
+	})
+	return on
+}
+
+// terminalID names the receiver's own output operator at the end of the chain.
+const terminalID = "mergelog_receiver_output"

@@ -32,6 +32,7 @@ type mergelogReceiver struct {
 
 	read  reading
 	merge *mergeStage // nil without merge
+	chain *chain      // nil without operators run by stanza
 	out   delivery
 	tel   receiverTelemetry
 
@@ -60,8 +61,12 @@ func newReceiver(set receiver.Settings, cfg *Config, next consumer.Logs) (*merge
 	if err != nil {
 		return nil, err
 	}
+	ch, err := newChain(cfg, set.TelemetrySettings)
+	if err != nil {
+		return nil, err
+	}
 	return &mergelogReceiver{
-		cfg: cfg, set: set, compiled: c, body: newBodyRules(cfg, c),
+		cfg: cfg, set: set, compiled: c, body: newBodyRules(cfg, c), chain: ch,
 		out: delivery{
 			next: next, obsrecv: obsrecv, logger: set.Logger, retry: cfg.RetryOnFailure, limits: cfg.Batch,
 			rawBody: cfg.Encoding == EncodingNop, numbers: cfg.IncludeFileRecordNumber,
@@ -85,6 +90,7 @@ func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error
 		Compression:        r.compiled.compression,
 		MaxLineSize:        r.cfg.maxLineSize(),
 		DeleteAfterRead:    r.cfg.DeleteAfterRead,
+		MaxDeletedBytes:    int64(r.cfg.MaxDeletedBytes),
 		Logger:             r.set.Logger,
 	})
 	if err != nil {
@@ -107,11 +113,19 @@ func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error
 		r.merge = newMergeStage(r.cfg.Merge)
 		inFlight = 1 // one delivery at a time keeps the merged order downstream
 	}
+	if r.chain.settlesByTime() {
+		inFlight = 1 // entries settled by time ride on a batch after what was emitted before them
+	}
 	r.out.startSenders(inFlight, &r.tel)
 	runCtx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	r.drain = make(chan context.Context, 1)
 	r.done = make(chan struct{})
+	if r.chain != nil {
+		if err := r.chain.pipe.Start(nil); err != nil {
+			return err
+		}
+	}
 	go r.run(runCtx)
 	return nil
 }
@@ -137,7 +151,8 @@ func (r *mergelogReceiver) Shutdown(ctx context.Context) error {
 }
 
 // run is the receiver's goroutine: poll, read a round, flush idle files, release merged
-// entries, send due batches; then sleep until the next of those is due.
+// entries, send due batches; then sleep until the next of those is due. While a full batch is
+// parked (every sender busy) it only polls, until a delivery lands.
 func (r *mergelogReceiver) run(ctx context.Context) {
 	defer close(r.done)
 	r.ctx = ctx
@@ -145,6 +160,15 @@ func (r *mergelogReceiver) run(ctx context.Context) {
 	defer timer.Stop()
 	for ctx.Err() == nil && !r.stopping {
 		now := time.Now()
+		r.unpark()
+		if r.out.parked {
+			if !now.Before(r.read.nextPoll) {
+				r.poll(now)
+			}
+			r.flushTelemetry()
+			r.sleep(ctx, timer, time.Until(r.read.nextPoll))
+			continue
+		}
 		if r.merge != nil {
 			r.merge.roundClock = r.merge.clock()
 		}
@@ -152,6 +176,7 @@ func (r *mergelogReceiver) run(ctx context.Context) {
 			r.poll(now)
 		}
 		more := r.readRound()
+		r.chainRound(time.Now())
 		due := r.flushIdle(time.Now())
 		releaseDue, unblocked := r.release()
 		due = earliest(due, releaseDue)
@@ -171,15 +196,21 @@ func (r *mergelogReceiver) run(ctx context.Context) {
 		if more || unblocked {
 			wait = 0
 		}
-		timer.Reset(max(wait, 0))
-		select {
-		case <-ctx.Done():
-		case <-timer.C:
-		case f := <-r.out.senders.landed:
-			r.land(f)
-		}
+		r.sleep(ctx, timer, wait)
 	}
 	r.finish(<-r.drain)
+}
+
+// sleep waits up to wait, or until a delivery lands or ctx ends.
+func (r *mergelogReceiver) sleep(ctx context.Context, timer *time.Timer, wait time.Duration) {
+	timer.Reset(max(wait, 0))
+	select {
+	case <-ctx.Done():
+	case <-timer.C:
+	case f := <-r.out.senders.landed:
+		r.land(f)
+	case <-r.chain.woken():
+	}
 }
 
 // earliest returns the earlier of two deadlines, where the zero time means none.
@@ -192,7 +223,9 @@ func earliest(a, b time.Time) time.Time {
 
 // finish delivers what was built, checkpoints and closes everything (at Shutdown).
 func (r *mergelogReceiver) finish(ctx context.Context) {
+	r.stopChain()
 	r.ctx, r.stopping = ctx, false
+	r.out.finishing, r.out.parked = true, false // a parked batch goes out with the drain
 	if r.merge != nil {
 		r.merge.window.Flush(r.merge.clock(), r.emitHeld)
 		r.recordHold()

@@ -27,12 +27,14 @@ func Meter(settings component.TelemetrySettings) metric.Meter {
 type TelemetryBuilder struct {
 	ReceiverMergelogFilesOpen         metric.Int64Gauge
 	ReceiverMergelogBytesRead         metric.Int64Counter
+	ReceiverMergelogBytesLost         metric.Int64Counter
 	ReceiverMergelogRecordsEmitted    metric.Int64Counter
 	ReceiverMergelogEntriesUntimed    metric.Int64Counter
 	ReceiverMergelogEntriesLate       metric.Int64Counter
 	ReceiverMergelogConsumeErrors     metric.Int64Counter
 	ReceiverMergelogConsumeRetries    metric.Int64Counter
 	ReceiverMergelogMergeHoldDuration metric.Float64Histogram
+	ReceiverMergelogOperatorErrors    metric.Int64Counter
 }
 
 // NewTelemetryBuilder creates every instrument.
@@ -49,6 +51,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings) (*TelemetryBuilde
 	b.ReceiverMergelogBytesRead, err = m.Int64Counter(
 		"otelcol_receiver_mergelog_bytes_read",
 		metric.WithDescription("Bytes of (decompressed) file content read [Alpha]"),
+		metric.WithUnit("By"),
+	)
+	errs = errors.Join(errs, err)
+	b.ReceiverMergelogBytesLost, err = m.Int64Counter(
+		"otelcol_receiver_mergelog_bytes_lost",
+		metric.WithDescription("Bytes of files that went away, or were closed to bound the disk space of deleted files (max_deleted_bytes), before they were read to their end (compressed bytes for a compressed file); each loss is logged, naming the file [Alpha]"),
 		metric.WithUnit("By"),
 	)
 	errs = errors.Join(errs, err)
@@ -87,6 +95,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings) (*TelemetryBuilde
 		metric.WithDescription("Longest time an entry released in one go waited in the merge window (one value per release) [Alpha]"),
 		metric.WithUnit("s"),
 		metric.WithExplicitBucketBoundaries(0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30),
+	)
+	errs = errors.Join(errs, err)
+	b.ReceiverMergelogOperatorErrors, err = m.Int64Counter(
+		"otelcol_receiver_mergelog_operator_errors",
+		metric.WithDescription("Entries an operator failed to process, handled by its on_error (sent on or dropped) [Alpha]"),
+		metric.WithUnit("{entry}"),
 	)
 	errs = errors.Join(errs, err)
 	return &b, errs
