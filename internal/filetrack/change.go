@@ -115,7 +115,7 @@ func (t *Tracker) goneRewritten(f *File, df *diskFile) {
 	t.log.Info("file gone, and rewritten before it went; continuing it from a copy if one appears",
 		zap.String("path", df.path), zap.Int64("offset", f.off))
 	t.closeFile(f)
-	f.src, f.draining = nil, false
+	f.src, f.draining, f.truncated = nil, false, true
 	delete(t.disk, df.key)
 }
 
@@ -123,6 +123,6 @@ func (t *Tracker) goneRewritten(f *File, df *diskFile) {
 // candidate that is never f's continuation, and f waits for a copy.
 func (t *Tracker) detach(f *File, df *diskFile) {
 	t.closeFile(f)
-	f.src, f.draining, f.stalled = nil, false, false
+	f.src, f.draining, f.stalled, f.truncated = nil, false, false, true
 	df.role, df.ident, df.truncatedFrom, df.retry = roleNew, nil, f, true
 }

@@ -53,6 +53,7 @@ type File struct {
 	// The largest size seen of its plain sources, or the size of its compressed source, to
 	// count what was never read if it goes away (see lose).
 	seenSize, seenCompressed int64
+	truncated                bool // its last source was truncated or rewritten away from it
 
 	// Poll's bookkeeping.
 	handedOut, chosen, listed bool

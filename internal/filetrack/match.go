@@ -179,7 +179,7 @@ func (t *Tracker) setSource(x *File, df *diskFile) {
 	df.role, df.ident = roleSource, x
 	x.src, x.key, x.kind = df, df.key, df.kind
 	x.path, x.resolved = df.path, df.resolved
-	x.draining, x.eof = false, false
+	x.draining, x.eof, x.truncated = false, false, false
 }
 
 const (

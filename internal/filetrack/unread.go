@@ -86,6 +86,8 @@ func (f *File) noteSize(df *diskFile) {
 func (t *Tracker) loseUnread(f *File) {
 	switch {
 	case f.skipped || f.done:
+	case f.seenSize > f.off && f.truncated:
+		t.lose(f, f.path, f.seenSize-f.off, "file truncated or rewritten before it was read to its end, and no copy of it continued it")
 	case f.seenSize > f.off:
 		t.lose(f, f.path, f.seenSize-f.off, "file went away before it was read to its end")
 	case f.seenSize == 0 && f.seenCompressed > 0:

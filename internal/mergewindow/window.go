@@ -33,6 +33,9 @@ type Window[T any] struct {
 	held     int
 	frontier int64 // largest instant released so far
 	late     int64
+	// owed is the limit of a release that its emit callback stopped (math.MinInt64 if none):
+	// the entries up to it were due, and go out at the next Release whatever the window says.
+	owed int64
 }
 
 // Input is one source of a Window.
@@ -72,7 +75,7 @@ func (p *pending[T]) before(q *pending[T]) bool {
 
 // New returns a window that holds entries at most hold.
 func New[T any](hold time.Duration) *Window[T] {
-	return &Window[T]{hold: hold.Nanoseconds(), frontier: math.MinInt64}
+	return &Window[T]{hold: hold.Nanoseconds(), frontier: math.MinInt64, owed: math.MinInt64}
 }
 
 // AddInput registers an input; it holds the others back until it shows entries or finishes.
@@ -144,9 +147,11 @@ func (w *Window[T]) Late() int64 { return w.late }
 // Len is the number of entries held.
 func (w *Window[T]) Len() int { return w.held }
 
-// Release emits, in order, every entry that may go out at now, with how long it was held.
-func (w *Window[T]) Release(now int64, emit func(v T, heldFor int64)) {
-	limit := w.watermark()
+// Release emits, in order, every entry that may go out at now, with how long it was held,
+// until emit returns false (the caller cannot take more now): what was due then goes out at
+// the next Release.
+func (w *Window[T]) Release(now int64, emit func(v T, heldFor int64) (more bool)) {
+	limit := max(w.watermark(), w.owed)
 	// Entries held for the whole window go out, and so does everything at or before them.
 	i := 0
 	for ; i < len(w.arrivals) && now-w.arrivals[i].arrived >= w.hold; i++ {
@@ -156,18 +161,22 @@ func (w *Window[T]) Release(now int64, emit func(v T, heldFor int64)) {
 	if len(w.arrivals) == 0 {
 		w.arrivals = w.arrivals[:0:cap(w.arrivals)]
 	}
-	w.emit(now, limit, emit)
+	w.owed = math.MinInt64
+	if !w.emit(now, limit, emit) {
+		w.owed = limit
+	}
 }
 
-// Flush releases everything held, in order (at shutdown).
-func (w *Window[T]) Flush(now int64, emit func(v T, heldFor int64)) {
-	w.emit(now, math.MaxInt64, emit)
-	w.arrivals = w.arrivals[:0]
+// Flush releases everything held, in order (at shutdown), until emit returns false.
+func (w *Window[T]) Flush(now int64, emit func(v T, heldFor int64) (more bool)) {
+	if w.emit(now, math.MaxInt64, emit) {
+		w.arrivals = w.arrivals[:0]
+	}
 }
 
 // emit releases entries in order while the first one held is at or before limit, or before
-// the frontier (late: holding it would not put it back in order).
-func (w *Window[T]) emit(now, limit int64, emit func(v T, heldFor int64)) {
+// the frontier (late: holding it would not put it back in order); false if emit stopped it.
+func (w *Window[T]) emit(now, limit int64, emit func(v T, heldFor int64) (more bool)) bool {
 	for {
 		var p *pending[T]
 		var q *Input[T]
@@ -180,7 +189,7 @@ func (w *Window[T]) emit(now, limit int64, emit func(v T, heldFor int64)) {
 			p = &w.strays[0].pending
 		}
 		if p == nil || (p.at > limit && p.at >= w.frontier) {
-			return
+			return true
 		}
 		at, v, heldFor := p.at, p.v, now-p.arrived
 		if fromStrays {
@@ -195,7 +204,9 @@ func (w *Window[T]) emit(now, limit int64, emit func(v T, heldFor int64)) {
 		w.frontier = max(w.frontier, at)
 		q.held--
 		w.held--
-		emit(v, heldFor)
+		if !emit(v, heldFor) {
+			return false
+		}
 	}
 }
 

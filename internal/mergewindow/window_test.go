@@ -19,8 +19,11 @@ type released struct {
 	heldFor int64
 }
 
-func collect[T any](out *[]released) func(T, int64) {
-	return func(v T, h int64) { *out = append(*out, released{fmt.Sprint(v), h}) }
+func collect[T any](out *[]released) func(T, int64) bool {
+	return func(v T, h int64) bool {
+		*out = append(*out, released{fmt.Sprint(v), h})
+		return true
+	}
 }
 
 func names(rs []released) []string {
@@ -53,6 +56,37 @@ func TestWindowHoldsUntilEveryInputReachesTheInstant(t *testing.T) {
 	}
 	if w.Len() != 1 || b.Held() != 1 || a.Held() != 0 {
 		t.Fatalf("held: len %d a %d b %d", w.Len(), a.Held(), b.Held())
+	}
+}
+
+// A release its caller stopped leaves what was due for the next one, even where the window,
+// by then, would not let it out (the arrivals that made it due are spent).
+func TestWindowStoppedReleaseOwesTheRest(t *testing.T) {
+	w := New[string](10)
+	a, _ := w.AddInput(), w.AddInput() // the second shows nothing: only the hold releases
+	for i, v := range []string{"a1", "a2", "a3"} {
+		push(w, a, int64(i+1), true, 0, v)
+	}
+	var out []released
+	take := 1
+	emit := func(v string, h int64) bool {
+		out = append(out, released{v, h})
+		take--
+		return take > 0
+	}
+	w.Release(10, emit)
+	if got := names(out); !slices.Equal(got, []string{"a1"}) {
+		t.Fatalf("got %v, want a1 (the caller stopped after one)", got)
+	}
+	take = 10
+	w.Release(11, emit)
+	if got := names(out); !slices.Equal(got, []string{"a1", "a2", "a3"}) {
+		t.Fatalf("got %v, want a1 a2 a3: the stopped release owed a2 and a3", got)
+	}
+	push(w, a, 4, true, 11, "a4")
+	w.Release(12, emit)
+	if got := names(out); len(got) != 3 {
+		t.Fatalf("got %v: a4 is not due (the debt was paid)", got)
 	}
 }
 
@@ -156,7 +190,10 @@ func TestWindowFinishedInputsMergeExactly(t *testing.T) {
 			srcs[i] = s
 		}
 		var got []int64
-		emit := func(v int64, _ int64) { got = append(got, v) }
+		emit := func(v int64, _ int64) bool {
+			got = append(got, v)
+			return true
+		}
 		for done := 0; done < k; {
 			done = 0
 			for _, s := range srcs {
@@ -184,7 +221,7 @@ func TestWindowFinishedInputsMergeExactly(t *testing.T) {
 func BenchmarkWindow(b *testing.B) {
 	w := New[int](1 << 62)
 	ins := []*Input[int]{w.AddInput(), w.AddInput(), w.AddInput(), w.AddInput()}
-	emit := func(int, int64) {}
+	emit := func(int, int64) bool { return true }
 	b.ReportAllocs()
 	for i := range b.N {
 		push(w, ins[i&3], int64(i), true, 0, i)

@@ -28,6 +28,15 @@ type delivery struct {
 	touched []*tailedFile // files with entries settled since the last commit
 	store   checkpointStore
 	senders senders
+	// parked: the batch is full and every sender is busy. Reading stops and the run goroutine
+	// only polls (holding the files open) until a slot frees: a long outage downstream must not
+	// stop it from opening the files a rotation creates, or it could not read them once they
+	// are deleted. parkedAt is when it began.
+	parked   bool
+	parkedAt time.Time
+	// finishing: at Shutdown a full batch waits for a slot instead of parking (nothing reads
+	// on, and the merge window's flush must not pile everything into one batch).
+	finishing bool
 }
 
 // add puts e into the batch, sending the batch first if e would take it past max_bytes and

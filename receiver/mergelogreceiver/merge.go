@@ -86,12 +86,14 @@ func (r *mergelogReceiver) release() (due time.Time, unblocked bool) {
 	return m.nextDue(now), unblocked
 }
 
-// emitHeld is the merge window's emit callback.
-func (r *mergelogReceiver) emitHeld(slot uint32, heldFor int64) {
+// emitHeld is the merge window's emit callback; it stops the release once a full batch waits
+// for a delivery slot (the window keeps the rest, due at the next release).
+func (r *mergelogReceiver) emitHeld(slot uint32, heldFor int64) (more bool) {
 	m := r.merge
 	m.longestHold = max(m.longestHold, heldFor)
 	r.add(m.held.at(slot)) // add copies what it keeps, and puts nothing into the slab
 	m.held.release(slot)
+	return !r.out.parked
 }
 
 // recordHold records the longest hold of the entries just released: one histogram value per

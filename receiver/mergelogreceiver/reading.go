@@ -23,9 +23,9 @@ type reading struct {
 	observed    int64 // ObservedTimestamp of the entries being read
 }
 
-// pollDue reports whether a poll is due before reading on: a read round, or a delivery blocked
-// by backpressure, that outlasts poll_interval must not read a file past changes only a poll
-// sees (a copytruncate refilled past the read offset would be read as the old file's).
+// pollDue reports whether a poll is due before reading on: a read round that outlasts
+// poll_interval must not read a file past changes only a poll sees (a copytruncate refilled
+// past the read offset would be read as the old file's).
 func (rd *reading) pollDue() bool {
 	if !rd.pollOverdue && !time.Now().Before(rd.nextPoll) {
 		rd.pollOverdue = true
@@ -49,11 +49,16 @@ func (rd *reading) dropDone() {
 }
 
 // poll asks the tracker for the files to read this round; a file not seen before gets its
-// state (streams, merge input, attributes).
+// state (streams, merge input, attributes). While the batch is parked nothing is read, and the
+// tracker only holds on to what it has open (PollHolding).
 func (r *mergelogReceiver) poll(now time.Time) {
 	rd := &r.read
 	rd.nextPoll, rd.pollOverdue = now.Add(r.cfg.PollInterval), false
-	for _, file := range rd.tracker.Poll() {
+	files := rd.tracker.Poll
+	if r.out.parked {
+		files = rd.tracker.PollHolding
+	}
+	for _, file := range files() {
 		f := rd.files[file.ID()]
 		if f == nil {
 			f = r.newTailedFile(file, now)
@@ -80,7 +85,7 @@ func (r *mergelogReceiver) poll(now time.Time) {
 func (r *mergelogReceiver) readRound() (more bool) {
 	rd := &r.read
 	for read := false; rd.cursor < len(rd.order); rd.cursor++ {
-		if r.stopping {
+		if r.stopping || r.out.parked {
 			return false
 		}
 		if read && rd.pollDue() {
@@ -113,7 +118,7 @@ func (r *mergelogReceiver) readFile(f *tailedFile) (more bool) {
 		if r.stopping {
 			return false
 		}
-		if r.read.pollOverdue {
+		if r.read.pollOverdue || r.out.parked {
 			return true
 		}
 		if f.input != nil && f.input.Held() >= r.cfg.Merge.MaxHeldPerFile {
@@ -171,7 +176,7 @@ func (r *mergelogReceiver) line(f *tailedFile, line []byte, end int64) {
 func (r *mergelogReceiver) flushIdle(now time.Time) (due time.Time) {
 	period := r.cfg.ForceFlushPeriod
 	for _, f := range r.read.order {
-		if f.done || !f.drained || r.stopping {
+		if f.done || !f.drained || r.stopping || r.out.parked {
 			continue
 		}
 		tail, end := f.file.Partial()

@@ -20,7 +20,7 @@ type receiverTelemetry struct {
 	self, permanent, retryable metric.MeasurementOption
 	counts                     counts
 	lateSeen                   int64 // window.Late() at the last flush
-	bytesSeen                  int64 // the tracker's BytesRead at the last flush
+	bytesSeen, lostSeen        int64 // the tracker's BytesRead and BytesLost at the last flush
 }
 
 // counts accumulates between two flushes.
@@ -58,6 +58,8 @@ func (t *receiverTelemetry) flush(tracker *filetrack.Tracker, window *mergewindo
 	st := tracker.Stats()
 	add(st.BytesRead-t.bytesSeen, t.builder.ReceiverMergelogBytesRead)
 	t.bytesSeen = st.BytesRead
+	add(st.BytesLost-t.lostSeen, t.builder.ReceiverMergelogBytesLost)
+	t.lostSeen = st.BytesLost
 	t.builder.ReceiverMergelogFilesOpen.Record(ctx, int64(st.FilesOpen), t.self)
 }
 
