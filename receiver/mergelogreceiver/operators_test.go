@@ -165,7 +165,7 @@ func TestOperatorsParse(t *testing.T) {
 // end, which delete_after_read shows, the last entries held by recombine or dropped included.
 func TestOperatorsDroppedAndMergedEntriesCommit(t *testing.T) {
 	for name, ops := range map[string]string{
-		"filter": `[{type: filter, expr: 'body contains "debug"'}]`,
+		"filter":        `[{type: filter, expr: 'body contains "debug"'}]`,
 		"on_error drop": `[{type: json_parser, on_error: drop_quiet}]`,
 		"recombine then filter": `
 - type: recombine
