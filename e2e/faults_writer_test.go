@@ -28,6 +28,11 @@ type logWriter struct {
 	receiver    string // the receiver that reads them: duplicates are bounded per receiver
 	rate        int    // entries per second
 	rotateEvery int
+	// kubelet, when above 0, rotates as kubelet does instead: always by move/create (the new
+	// name out of the receiver's glob), gzipping the file rotated before (delaycompress), and
+	// deleting the oldest rotated files beyond kubelet of them.
+	kubelet int
+	rotated []string // with kubelet: the rotated files kept, oldest first
 
 	// Owned by run until done is closed.
 	lines     []string // every entry written, by seq, without its newline
@@ -68,9 +73,15 @@ type hold struct {
 // startWriter starts a writer of dir/name whose entries are named stream.
 func startWriter(t *testing.T, dir, name, stream, receiver string, rate, rotateEvery int) *logWriter {
 	t.Helper()
+	return startKubeletWriter(t, dir, name, stream, receiver, rate, rotateEvery, 0)
+}
+
+// startKubeletWriter is startWriter with logWriter.kubelet set.
+func startKubeletWriter(t *testing.T, dir, name, stream, receiver string, rate, rotateEvery, kubelet int) *logWriter {
+	t.Helper()
 	w := &logWriter{
 		path: filepath.Join(dir, name), stream: stream, receiver: receiver,
-		rate: rate, rotateEvery: rotateEvery,
+		rate: rate, rotateEvery: rotateEvery, kubelet: kubelet,
 		holds: make(chan hold), rotates: make(chan rotateNow), stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	f, err := os.OpenFile(w.path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o644)
@@ -202,6 +213,9 @@ func (w *logWriter) run(f *os.File) {
 				if sinceRotation >= w.rotateEvery {
 					// By count, the ways in turn: move/create, copytruncate, move + gzip.
 					f, _, w.err = w.rotateFile(f, rotation(w.rotations%3))
+					if w.kubelet > 0 && w.err == nil {
+						w.err = w.prune()
+					}
 					sinceRotation = 0
 					continue
 				}
@@ -231,9 +245,28 @@ func (w *logWriter) next() string {
 	return line
 }
 
+// prune keeps the newest w.kubelet rotated files, deleting the others, as kubelet does; the
+// rotated file is known by its name before compression.
+func (w *logWriter) prune() error {
+	w.rotated = append(w.rotated, w.path+"."+strconv.Itoa(w.rotations))
+	for len(w.rotated) > w.kubelet {
+		old := w.rotated[0]
+		w.rotated = w.rotated[1:]
+		for _, p := range []string{old, old + ".gz"} {
+			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // rotateFile rotates the file written through f as how says; it returns the descriptor to
 // write on with and the rotated file's path.
 func (w *logWriter) rotateFile(f *os.File, how rotation) (*os.File, string, error) {
+	if w.kubelet > 0 && how != reopenPath {
+		how = moveCreate
+	}
 	if how == reopenPath {
 		if err := f.Close(); err != nil {
 			return nil, w.path, err

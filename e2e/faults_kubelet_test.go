@@ -1,0 +1,127 @@
+package e2e
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
+)
+
+// TestFaultsOutageLongerThanKubeletKeeps stops the gateway for longer than kubelet keeps a busy
+// container's rotated files: the writer rotates k.log as kubelet does (moved to k.log.N, out of
+// the receiver's glob, gzipped one rotation later, deleted beyond 2 rotated files) every 250
+// entries, about every 0.6 s, so that during the 8 s outage it rotates through far more files
+// than it keeps, and each is deleted before a blocked agent could have read it. The agent's
+// exporter is the shipped agent's (no sending queue, retrying forever), so ConsumeLogs blocks
+// all along. The receiver parks its batch and goes on polling: it opens each new k.log while
+// it is there and holds the rotated ones open once deleted, so that when the gateway returns
+// every entry arrives, once, and nothing is counted lost.
+func TestFaultsOutageLongerThanKubeletKeeps(t *testing.T) {
+	needCollector(t)
+	const outage, keep = 8 * time.Second, 2
+	rng := faultRand(t)
+	dir, logs := faultDirs(t)
+	grpcPort, promPort := freePort(t), freePort(t)
+	b := &runSeries{t: t, dir: dir, config: func(out string) string { return sinkConfig(grpcPort, out) }}
+	b.start()
+	a := startCollector(t, testkit.WriteFile(t, filepath.Join(dir, "a.yaml"), kubeletAgentConfig(dir, grpcPort, promPort)))
+	w := startKubeletWriter(t, logs, "k.log", "k", "kubelet", 400, 250, keep)
+	testkit.WaitUntil(t, 30*time.Second, "records at the gateway", func() bool { return len(bodies(t, b.outs[0])) >= 200 })
+	time.Sleep(between(rng, 0, time.Second))
+
+	b.end(syscall.SIGTERM)
+	down := time.Now()
+	// The rotated files seen on disk during the outage, watched from outside the writer.
+	seen := map[string]bool{}
+	for time.Since(down) < outage {
+		paths, err := filepath.Glob(filepath.Join(logs, "k.log.*"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range paths {
+			seen[strings.TrimSuffix(p, ".gz")] = true
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(seen) <= 2*keep {
+		t.Fatalf("only %d rotated files during the outage: the test needs more than kubelet keeps (%d)", len(seen), keep)
+	}
+	select {
+	case <-a.exited:
+		t.Fatalf("the agent ended during the outage: %v; output:\n%s", a.cmd.ProcessState, a.out.String())
+	default:
+	}
+
+	b.start()
+	back := time.Now()
+	time.Sleep(time.Second)
+	w.finish(t)
+	_, tl := waitDelivered(t, a, []*logWriter{w}, b.outs, 2*time.Second, 2*time.Minute)
+	final := scrape(t, promPort)
+	a.stop(t)
+	b.end(syscall.SIGTERM)
+
+	checkEntries(t, tl)
+	if tl.dups > 0 {
+		t.Errorf("%d records duplicated", tl.dups)
+	}
+	if n := final.sum("otelcol_receiver_mergelog_bytes_lost"); n != 0 {
+		t.Errorf("%v bytes counted lost", n)
+	}
+	report(t, "outage longer than kubelet keeps: gateway down %s while the writer wrote %d/s and rotated through %d files (kubelet keeps %d); %s; caught up %s after the gateway returned",
+		back.Sub(down).Round(100*time.Millisecond), w.rate, len(seen), keep, tl, time.Since(back).Round(100*time.Millisecond))
+}
+
+// kubeletAgentConfig is the agent of TestFaultsOutageLongerThanKubeletKeeps: the glob sees only
+// the live file, as the shipped agent's /var/log/pods/*/*/*.log does; its exporter is the
+// shipped agent's.
+func kubeletAgentConfig(dir string, grpcPort, promPort int) string {
+	return fmt.Sprintf(`
+extensions:
+  file_storage:
+    directory: %[1]q
+    create_directory: true
+receivers:
+  mergelog:
+    include: [%[2]q]
+    start_at: beginning
+    poll_interval: 100ms
+    storage: file_storage
+    batch:
+      max_records: %[5]d
+exporters:
+  otlp_grpc:
+    endpoint: 127.0.0.1:%[3]d
+    compression: snappy
+    tls:
+      insecure: true
+    sending_queue:
+      enabled: false
+    retry_on_failure:
+      enabled: true
+      initial_interval: 100ms
+      max_interval: 1s
+      max_elapsed_time: 0
+service:
+  extensions: [file_storage]
+  telemetry:
+    logs:
+      level: info
+    metrics:
+      level: detailed
+      readers:
+        - pull:
+            exporter:
+              prometheus:
+                host: 127.0.0.1
+                port: %[4]d
+  pipelines:
+    logs:
+      receivers: [mergelog]
+      exporters: [otlp_grpc]
+`, filepath.Join(dir, "storage"), filepath.Join(dir, "logs", "k.log"), grpcPort, promPort, faultBatch)
+}
