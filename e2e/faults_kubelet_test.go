@@ -92,36 +92,16 @@ receivers:
     poll_interval: 100ms
     storage: file_storage
     batch:
-      max_records: %[5]d
+      max_records: %[3]d
 exporters:
-  otlp_grpc:
-    endpoint: 127.0.0.1:%[3]d
-    compression: snappy
-    tls:
-      insecure: true
-    sending_queue:
-      enabled: false
-    retry_on_failure:
-      enabled: true
-      initial_interval: 100ms
-      max_interval: 1s
-      max_elapsed_time: 0
+%[4]s
 service:
   extensions: [file_storage]
-  telemetry:
-    logs:
-      level: info
-    metrics:
-      level: detailed
-      readers:
-        - pull:
-            exporter:
-              prometheus:
-                host: 127.0.0.1
-                port: %[4]d
+%[5]s
   pipelines:
     logs:
       receivers: [mergelog]
-      exporters: [otlp_grpc]
-`, filepath.Join(dir, "storage"), filepath.Join(dir, "logs", "k.log"), grpcPort, promPort, faultBatch)
+      exporters: [otlp_grpc/blocking]
+`, filepath.Join(dir, "storage"), filepath.Join(dir, "logs", "k.log"), faultBatch,
+		blockingExporter(grpcPort), promTelemetry(promPort))
 }

@@ -231,17 +231,7 @@ receivers:
       initial_interval: 100ms
       max_interval: 1s
 exporters:
-  otlp_grpc/blocking:
-    endpoint: 127.0.0.1:%[4]d
-    tls:
-      insecure: true
-    sending_queue:
-      enabled: false
-    retry_on_failure:
-      enabled: true
-      initial_interval: 100ms
-      max_interval: 1s
-      max_elapsed_time: 0
+%[7]s
   otlp_grpc/refused:
     endpoint: 127.0.0.1:%[4]d
     tls:
@@ -252,7 +242,39 @@ exporters:
       enabled: false
 service:
   extensions: [file_storage]
-  telemetry:
+%[8]s
+  pipelines:
+    logs/blocking:
+      receivers: [mergelog/blocking]
+      exporters: [otlp_grpc/blocking]
+    logs/refused:
+      receivers: [mergelog/refused]
+      exporters: [otlp_grpc/refused]
+`, filepath.Join(dir, "storage"), filepath.Join(logs, "o1.log*"), filepath.Join(logs, "o2.log*"),
+		grpcPort, promPort, faultBatch, blockingExporter(grpcPort), promTelemetry(promPort))
+}
+
+// blockingExporter is the otlp_grpc/blocking exporter of the outage tests, as the shipped agent
+// exports: no sending queue, retrying until the gateway is back, so ConsumeLogs blocks.
+func blockingExporter(grpcPort int) string {
+	return fmt.Sprintf(`  otlp_grpc/blocking:
+    endpoint: 127.0.0.1:%d
+    compression: snappy
+    tls:
+      insecure: true
+    sending_queue:
+      enabled: false
+    retry_on_failure:
+      enabled: true
+      initial_interval: 100ms
+      max_interval: 1s
+      max_elapsed_time: 0`, grpcPort)
+}
+
+// promTelemetry is the service's telemetry section of the outage tests: info logs, and the
+// collector's metrics served for scrape on promPort.
+func promTelemetry(promPort int) string {
+	return fmt.Sprintf(`  telemetry:
     logs:
       level: info
     metrics:
@@ -262,16 +284,7 @@ service:
             exporter:
               prometheus:
                 host: 127.0.0.1
-                port: %[5]d
-  pipelines:
-    logs/blocking:
-      receivers: [mergelog/blocking]
-      exporters: [otlp_grpc/blocking]
-    logs/refused:
-      receivers: [mergelog/refused]
-      exporters: [otlp_grpc/refused]
-`, filepath.Join(dir, "storage"), filepath.Join(logs, "o1.log*"), filepath.Join(logs, "o2.log*"),
-		grpcPort, promPort, faultBatch)
+                port: %d`, promPort)
 }
 
 // sinkConfig is collector B of TestFaultsOutage: OTLP/gRPC in, a file out.
