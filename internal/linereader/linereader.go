@@ -27,6 +27,11 @@ type Options struct {
 	// 0 means unlimited: the buffer grows until the line fits, and lines are
 	// never cut.
 	MaxLineSize int
+	// Newline is what ends a line in the stream's encoding: nil means '\n'; an
+	// encoding of more bytes (UTF-16's "\n\x00") is searched for as a whole,
+	// so that lines are cut where the decoded text has its newlines while
+	// offsets stay in the stream's bytes.
+	Newline []byte
 }
 
 // Reader reads lines. It is not safe for concurrent use.
@@ -38,6 +43,8 @@ type Reader struct {
 	scanned int // buf[start:start+scanned] is known to hold no '\n'
 	offset  int64
 	maxLine int
+	newline []byte // nil: '\n', searched with IndexByte
+	nlLen   int    // len(newline), 1 for '\n'
 	split   bool
 	view    bool  // buf is the caller's data (NewBytes): never read into nor moved
 	err     error // from rd, returned once no complete line is left
@@ -49,7 +56,11 @@ func New(rd io.Reader, opts Options) *Reader {
 	if size <= 0 {
 		size = DefaultBufSize
 	}
-	return &Reader{rd: rd, buf: make([]byte, size), maxLine: max(opts.MaxLineSize, 0)}
+	r := &Reader{rd: rd, buf: make([]byte, size), maxLine: max(opts.MaxLineSize, 0), nlLen: 1}
+	if len(opts.Newline) > 1 || len(opts.Newline) == 1 && opts.Newline[0] != '\n' {
+		r.newline, r.nlLen = opts.Newline, len(opts.Newline)
+	}
+	return r
 }
 
 // NewBytes returns a Reader of data itself: lines and Partial are slices of
@@ -57,11 +68,11 @@ func New(rd io.Reader, opts Options) *Reader {
 // the end of the input: Next returns io.EOF there, every time, and lines are
 // never cut. Reset gives the Reader a buffer of its own.
 func NewBytes(data []byte) *Reader {
-	return &Reader{buf: data, end: len(data), view: true, err: io.EOF}
+	return &Reader{buf: data, end: len(data), view: true, err: io.EOF, nlLen: 1}
 }
 
-// Next returns the next complete line without its '\n'; every other byte
-// (CR, NUL, invalid UTF-8) is left as it is. The line is valid until the next
+// Next returns the next complete line without its newline ('\n', or
+// Options.Newline); every other byte (CR, NUL, invalid UTF-8) is left as it is. The line is valid until the next
 // call of a Reader method that reads or resets. Its capacity is its length, as
 // for Partial's slice: an append copies it instead of writing over the bytes
 // after it (which NewBytes's data may not even allow: a read-only mapping).
@@ -73,19 +84,20 @@ func NewBytes(data []byte) *Reader {
 // reader again, which lets a caller follow a growing file.
 func (r *Reader) Next() ([]byte, error) {
 	for {
-		if i := bytes.IndexByte(r.buf[r.start+r.scanned:r.end], '\n'); i >= 0 {
+		if i := r.index(r.buf[r.start+r.scanned : r.end]); i >= 0 {
 			n := r.scanned + i
 			if r.maxLine > 0 && n > r.maxLine {
 				return r.piece(n), nil
 			}
 			line := r.buf[r.start : r.start+n : r.start+n]
-			r.start += n + 1
+			r.start += n + r.nlLen
 			r.scanned = 0
-			r.offset += int64(n) + 1
+			r.offset += int64(n + r.nlLen)
 			r.split = false
 			return line, nil
 		}
-		r.scanned = r.end - r.start
+		// The last nlLen-1 bytes may start a newline the next read completes.
+		r.scanned = max(r.end-r.start-(r.nlLen-1), 0)
 		if r.maxLine > 0 && r.scanned > r.maxLine {
 			return r.piece(r.scanned), nil
 		}
@@ -96,6 +108,14 @@ func (r *Reader) Next() ([]byte, error) {
 		}
 		r.fill()
 	}
+}
+
+// index finds the newline in b.
+func (r *Reader) index(b []byte) int {
+	if r.newline == nil {
+		return bytes.IndexByte(b, '\n')
+	}
+	return bytes.Index(b, r.newline)
 }
 
 // piece returns the first MaxLineSize bytes of a longer line, of which the
@@ -124,10 +144,10 @@ func (r *Reader) fill() {
 	if r.end == len(r.buf) {
 		// One line fills the buffer. With MaxLineSize set it is at most
 		// MaxLineSize bytes here (a longer one was cut), so the cap below
-		// still leaves room to see its next byte.
+		// still leaves room to see the newline after it.
 		size := 2 * len(r.buf)
 		if r.maxLine > 0 {
-			size = min(size, r.maxLine+1)
+			size = min(size, r.maxLine+r.nlLen)
 		}
 		buf := make([]byte, size)
 		copy(buf, r.buf[:r.end])

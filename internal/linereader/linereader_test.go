@@ -463,3 +463,50 @@ func BenchmarkNext(b *testing.B) {
 		}
 	})
 }
+
+// TestMultiByteNewline cuts UTF-16LE text at its encoded newline ("\n\x00"), however the reads
+// split it, with and without MaxLineSize: the lines and pieces put back together with the
+// newline are the input, and Offset counts the stream's bytes.
+func TestMultiByteNewline(t *testing.T) {
+	nl := []byte("\n\x00")
+	rng := rand.New(rand.NewPCG(7, 8))
+	var in []byte
+	var want []string
+	for range 500 {
+		var l []byte
+		for range rng.IntN(40) {
+			l = append(l, byte('a'+rng.IntN(26)), 0)
+		}
+		want = append(want, string(l))
+		in = append(append(in, l...), nl...)
+	}
+	for _, maxLine := range []int{0, 16} {
+		for _, chunk := range []int{1, 3, 7, 4096} {
+			r := New(&growingReader{data: in, avail: len(in), chunk: chunk}, Options{BufSize: 16, MaxLineSize: maxLine, Newline: nl})
+			var out []byte
+			var whole []string
+			var cur []byte
+			for {
+				l, err := r.Next()
+				if err != nil {
+					require.ErrorIs(t, err, io.EOF)
+					break
+				}
+				if maxLine > 0 {
+					require.LessOrEqual(t, len(l), maxLine)
+				}
+				out = append(out, l...)
+				cur = append(cur, l...)
+				if !r.Split() {
+					out = append(out, nl...)
+					whole = append(whole, string(cur))
+					cur = nil
+				}
+				require.Equal(t, int64(len(out)), r.Offset(), "maxLine %d chunk %d", maxLine, chunk)
+			}
+			require.Equal(t, in, out, "maxLine %d chunk %d", maxLine, chunk)
+			require.Equal(t, want, whole, "maxLine %d chunk %d", maxLine, chunk)
+			require.Empty(t, r.Partial())
+		}
+	}
+}
