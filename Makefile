@@ -15,7 +15,7 @@ MODULES   := . bench deploy/kubernetes/validate
 SOURCES   := $(shell find . \( -path ./_build -o -path ./bench -o -path ./deploy -o -path ./e2e \) -prune \
 	-o -name '*.go' ! -name '*_test.go' -print) go.mod go.sum builder-config.yaml
 
-.PHONY: run otelcol test test-loaded unit e2e validate k8s bench bench-agent bench-mergelog lint vuln fuzz fuzz-ci clean
+.PHONY: run otelcol test test-loaded unit e2e validate k8s bench bench-agent bench-idle bench-mergelog lint vuln fuzz fuzz-ci clean
 
 run: $(COLLECTOR)
 	./scripts/run-sample.sh $(COLLECTOR) configs/run.yaml
@@ -76,6 +76,12 @@ bench-agent: $(COLLECTOR)
 
 bench:
 	./scripts/bench.sh
+
+# CPU while following 1 000 and 10 000 files, idle and with a trickle into every tenth file: contrib's
+# file_log, then ours with directory watches, then ours without, in-process, medians of 3 runs.
+# IDLEBENCH_FLAGS passes more (e.g. -files 10000 -runs 5 -measure 10s).
+bench-idle:
+	cd bench && $(GO) run ./cmd/idlebench $(IDLEBENCH_FLAGS)
 
 # Our mergelog against Debian's mergelog/zmergelog on 7 x 150 MB of CLF (installs them with apt).
 bench-mergelog:

@@ -74,23 +74,35 @@ func rewind(f *File) {
 	f.off, f.counted, f.needSeek = 0, 0, true
 }
 
-// BenchmarkPoll polls 1000 files that do not change: the steady-state cost
-// of discovery, a stat per file.
+// BenchmarkPoll polls files that do not change: the steady-state cost of
+// discovery. Listed fully, a stat per file; watched (Linux), between full
+// listings only what the directory watches report, nothing here.
 func BenchmarkPoll(b *testing.B) {
-	dir := b.TempDir()
-	for i := range 1000 {
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%04d.log", i)),
-			fmt.Appendf(nil, "file %d line\n", i), 0o644); err != nil {
-			b.Fatal(err)
+	for _, n := range []int{1000, 10000} {
+		dir := b.TempDir()
+		for i := range n {
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%05d.log", i)),
+				fmt.Appendf(nil, "file %d line\n", i), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for _, watch := range []bool{false, true} {
+			b.Run(fmt.Sprintf("files=%d/watch=%t", n, watch), func(b *testing.B) {
+				benchmarkPoll(b, Options{Include: []string{filepath.Join(dir, "*.log")}, Watch: watch}, n)
+			})
 		}
 	}
-	tr, err := New(Options{Include: []string{filepath.Join(dir, "*.log")}})
+}
+
+func benchmarkPoll(b *testing.B, opts Options, n int) {
+	tr, err := New(opts)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer func() { must(b, tr.Close()) }()
 	tr.Poll()
-	if st := tr.Stats(); st.FilesTracked != 1000 {
+	tr.Poll() // a second full listing when directories were newly watched
+	if st := tr.Stats(); st.FilesTracked != n {
 		b.Fatalf("tracking %d files", st.FilesTracked)
 	}
 	b.ReportAllocs()

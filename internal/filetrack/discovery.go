@@ -1,13 +1,9 @@
 package filetrack
 
 import (
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
-	"github.com/bmatcuk/doublestar/v4"
 	"go.uber.org/zap"
 
 	"github.com/mergelog/otelcol-mergelog/internal/decompress"
@@ -40,82 +36,50 @@ type diskFile struct {
 	kind           decompress.Kind
 }
 
-// scan globs and stats the matched paths.
+// scan follows each listed file (see list): new, changed, moved.
 func (t *Tracker) scan() {
-	t.paths = t.paths[:0]
-	for _, pat := range t.opts.Include {
-		// New validated the pattern; I/O errors are skipped, as file_log does.
-		m, _ := doublestar.FilepathGlob(pat)
-		t.paths = append(t.paths, m...)
-	}
-	slices.Sort(t.paths)
-	t.paths = slices.Compact(t.paths)
-	var cutoff time.Time
+	var cutoff int64
 	if t.opts.ExcludeOlderThan > 0 {
-		cutoff = time.Now().Add(-t.opts.ExcludeOlderThan)
+		cutoff = time.Now().Add(-t.opts.ExcludeOlderThan).UnixNano()
 	}
-	for _, p := range t.paths {
-		if t.excluded(p) {
-			continue
-		}
-		info, err := os.Lstat(p)
-		if err == nil && info.Mode()&fs.ModeSymlink != 0 {
-			info, err = os.Stat(p)
-		}
+	for i := range t.listing {
+		e := &t.listing[i]
 		switch {
-		case err != nil:
-			t.report(p, err)
+		case e.err != nil:
+			t.report(e.path, e.err)
 			continue
-		case info.IsDir():
-			t.reportAs(p, "is a directory", nil)
-			continue
-		case !info.Mode().IsRegular():
-			t.reportAs(p, "not a regular file", nil)
-			continue
-		}
-		key, err := keyOf(p, info)
-		if err != nil {
-			t.report(p, err)
+		case e.what != "":
+			t.reportAs(e.path, e.what, nil)
 			continue
 		}
 		// Too old, at every poll and for tracked files too, as file_log: not seen, so a
 		// tracked file is let go as one that went away (read to its end if open, then finished).
-		if !cutoff.IsZero() && info.ModTime().Before(cutoff) {
+		if cutoff != 0 && e.mtime < cutoff {
 			continue
 		}
-		df := t.disk[key]
+		df := t.disk[e.key]
 		if df != nil && df.seen == t.poll {
 			continue // another path to the same file: read it once
 		}
-		size, mtime := info.Size(), info.ModTime().UnixNano()
 		if df == nil {
-			df = &diskFile{key: key, atStart: t.poll == 1, changed: true}
-			t.disk[key] = df
+			df = &diskFile{key: e.key, atStart: t.poll == 1, changed: true}
+			t.disk[e.key] = df
 		} else {
-			df.changed = size != df.size || mtime != df.mtime
+			df.changed = e.size != df.size || e.mtime != df.mtime
 		}
-		if df.path != p {
-			t.moved(df, p)
+		if df.path != e.path {
+			t.moved(df, e.path)
 		}
-		df.prevSize, df.size, df.mtime, df.seen = df.size, size, mtime, t.poll
+		df.prevSize, df.size, df.mtime, df.seen = df.size, e.size, e.mtime, t.poll
 		if df.role == roleSource {
 			df.ident.draining = false
 		}
 	}
 	for p := range t.reported {
-		if _, ok := slices.BinarySearch(t.paths, p); !ok {
+		if _, ok := slices.BinarySearchFunc(t.listing, p, byPath); !ok {
 			delete(t.reported, p)
 		}
 	}
-}
-
-func (t *Tracker) excluded(p string) bool {
-	for _, pat := range t.opts.Exclude {
-		if ok, _ := doublestar.PathMatch(pat, p); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // moved records a file's new path.
@@ -124,11 +88,7 @@ func (t *Tracker) moved(df *diskFile, p string) {
 		t.rotations.Add(1)
 		t.log.Debug("file moved", zap.String("from", df.path), zap.String("to", p))
 	}
-	df.path = p
-	df.resolved = p
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		df.resolved = r
-	}
+	df.path, df.resolved = p, resolvedPath(p)
 	if df.role == roleSource {
 		df.ident.path, df.ident.resolved = df.path, df.resolved
 	}

@@ -17,6 +17,15 @@
 // called from any goroutine at any time. The lines returned by Next are
 // valid until the next call of a method of the same File.
 //
+// # Discovery
+//
+// Each Poll lists the paths the include globs match (less the excludes) and
+// states them. With Options.Watch, directory watches (package dirwatch) tell
+// which paths changed: between full listings, every FullScanInterval and
+// whenever the watches lost track, only those are stated again, and a poll
+// whose listing did not change, after a poll that left nothing to do (see
+// atRest), is skipped. Where watches are unavailable every poll lists fully.
+//
 // # Identity
 //
 // A file is identified by its fingerprint: the first FingerprintSize bytes of

@@ -57,6 +57,15 @@ type Options struct {
 	// closed and their unread bytes counted lost (Stats.BytesLost). Unix only
 	// (elsewhere an open file's deletion is not seen); 0 means no bound.
 	MaxDeletedBytes int64
+	// Watch lists, between full listings, only the paths that directory
+	// watches (inotify) report changed, instead of globbing and stating every
+	// path at every poll. Where watches are unavailable (not Linux, the
+	// system's limits) every poll lists fully, as without it.
+	Watch bool
+	// FullScanInterval is how often, with Watch, every path is listed anyway:
+	// the longest a change that raised no event waits to be seen. 0 means
+	// DefaultFullScanInterval.
+	FullScanInterval time.Duration
 	// Logger receives the reports of unreadable files; nil means none.
 	Logger *zap.Logger
 }
@@ -126,8 +135,11 @@ type Tracker struct {
 	reported map[string]string // path → problem reported
 	fdsOpen  int
 
+	listing []listed // the matched paths, sorted (see list)
+	watch   watching
+
 	// scratch, reused across polls
-	paths        []string
+	paths, again []string
 	work         []*diskFile
 	cands, out   []*File
 	compressed   []*File
@@ -170,6 +182,12 @@ func New(opts Options) (*Tracker, error) {
 	if opts.ExcludeOlderThan < 0 || opts.MaxLineSize < 0 || opts.MaxDeletedBytes < 0 {
 		return nil, errors.New("filetrack: negative exclude_older_than, max line size or max deleted bytes")
 	}
+	switch {
+	case opts.FullScanInterval == 0:
+		opts.FullScanInterval = DefaultFullScanInterval
+	case opts.FullScanInterval < 0:
+		return nil, fmt.Errorf("filetrack: negative full scan interval %s", opts.FullScanInterval)
+	}
 	if opts.Compression < decompress.Auto || opts.Compression > decompress.Zstd {
 		return nil, fmt.Errorf("filetrack: invalid compression %v", opts.Compression)
 	}
@@ -187,6 +205,7 @@ func New(opts Options) (*Tracker, error) {
 		reported: map[string]string{},
 		fpRaw:    make([]byte, opts.FingerprintSize),
 		fpDec:    make([]byte, opts.FingerprintSize),
+		watch:    newWatching(),
 	}
 	t.lines.New = func() any {
 		return linereader.New(nil, linereader.Options{MaxLineSize: opts.MaxLineSize})
@@ -217,6 +236,9 @@ func (t *Tracker) pollFor(holding bool) []*File {
 		return nil
 	}
 	t.holding = holding
+	if !t.list() && t.watch.rest {
+		return nil // nothing changed, and the last poll left nothing to do
+	}
 	t.poll++
 	t.finished = t.finished[:0]
 	t.housekeep()
@@ -228,7 +250,9 @@ func (t *Tracker) pollFor(holding bool) []*File {
 	t.adopt()
 	t.deleteRead()
 	t.forget()
-	return t.allocate()
+	out := t.allocate()
+	t.watch.rest = t.atRest(out)
+	return out
 }
 
 // Commit records that the caller's data of file id up to end (a decompressed
@@ -242,6 +266,7 @@ func (t *Tracker) Commit(id uint64, end, records int64) (moved bool) {
 	if f := t.files[id]; f != nil && end > f.committed {
 		f.committed, f.records = end, records
 		t.changed[id] = struct{}{}
+		t.watch.rest = false
 		return true
 	}
 	return false
@@ -273,6 +298,9 @@ func (t *Tracker) Close() error {
 	var errs []error
 	for _, f := range t.files {
 		errs = append(errs, t.closeFileErr(f))
+	}
+	if t.watch.hints != nil {
+		errs = append(errs, t.watch.hints.Close())
 	}
 	return errors.Join(errs...)
 }

@@ -51,6 +51,7 @@ type Config struct {
 	Timestamp      *TimestampConfig `mapstructure:"timestamp"`
 	Merge          MergeConfig      `mapstructure:"merge"`
 	Batch          BatchConfig      `mapstructure:"batch"`
+	Watch          WatchConfig      `mapstructure:"watch"`
 	RetryOnFailure RetryConfig      `mapstructure:"retry_on_failure"`
 
 	_ struct{}
@@ -100,6 +101,18 @@ type BatchConfig struct {
 	MaxInFlight int `mapstructure:"max_in_flight"`
 }
 
+// WatchConfig is how file changes are found between full listings (file_log has no such keys:
+// it globs and stats every file at every poll).
+type WatchConfig struct {
+	// Enabled learns from directory watches (inotify, Linux only) which files changed, and polls
+	// state only those between full listings. Where watches are not available (other systems,
+	// the system's limits) every poll lists every file, as with it off.
+	Enabled bool `mapstructure:"enabled"`
+	// FullScanInterval is how often, with watches, every file is globbed and stated anyway: a
+	// change that raised no event (a network file system, a lost event) is seen within it.
+	FullScanInterval time.Duration `mapstructure:"full_scan_interval"`
+}
+
 // RetryConfig is the backoff for batches the next consumer refused with a retryable error.
 // Unlike file_log, retrying is always on: offsets only advance once a batch is accepted.
 // Enabled and MaxElapsedTime are accepted so that file_log configs work as they are; neither
@@ -130,6 +143,7 @@ func createDefaultConfig() component.Config {
 		Format:             FormatText,
 		Merge:              MergeConfig{Window: 2 * time.Second, MaxHeldPerFile: 10000},
 		Batch:              BatchConfig{MaxRecords: 1000, MaxBytes: 4 << 20, Timeout: 200 * time.Millisecond, MaxInFlight: 4},
+		Watch:              WatchConfig{Enabled: true, FullScanInterval: 10 * time.Second},
 		RetryOnFailure:     RetryConfig{InitialInterval: 100 * time.Millisecond, MaxInterval: 5 * time.Second},
 	}
 }
@@ -256,6 +270,15 @@ func (b *BatchConfig) Validate() error {
 	}
 	if b.MaxInFlight < 1 || b.MaxInFlight > maxInFlightLimit {
 		errs.add("max_in_flight", "must be from 1 to %d (got %d)", maxInFlightLimit, b.MaxInFlight)
+	}
+	return errs.join()
+}
+
+// Validate checks the watch section.
+func (w *WatchConfig) Validate() error {
+	var errs keyErrors
+	if w.FullScanInterval <= 0 {
+		errs.add("full_scan_interval", "must be positive (got %s)", w.FullScanInterval)
 	}
 	return errs.join()
 }

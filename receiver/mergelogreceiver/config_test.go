@@ -83,6 +83,7 @@ func TestConfigFull(t *testing.T) {
 		Merge:          MergeConfig{Enabled: true, Window: 5 * time.Second, MaxHeldPerFile: 2000},
 		Batch:          BatchConfig{MaxRecords: 500, MaxBytes: 1 << 20, Timeout: time.Second, MaxInFlight: 4},
 		RetryOnFailure: RetryConfig{Enabled: &enabled, InitialInterval: 50 * time.Millisecond, MaxInterval: 10 * time.Second, MaxElapsedTime: 5 * time.Minute},
+		Watch:          WatchConfig{Enabled: false, FullScanInterval: 30 * time.Second},
 	}
 	assert.Equal(t, want, cfg)
 }
@@ -116,6 +117,7 @@ func TestConfigInvalidNamesTheKey(t *testing.T) {
 		"bad_max_log_size_behavior":     "max_log_size_behavior",
 		"bad_glob":                      "include",
 		"bad_max_in_flight":             "batch: max_in_flight",
+		"zero_full_scan_interval":       "watch: full_scan_interval",
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := loadConfig(t, name)

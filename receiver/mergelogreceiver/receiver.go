@@ -90,6 +90,8 @@ func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error
 		Compression:        r.compiled.compression,
 		MaxLineSize:        r.cfg.maxLineSize(),
 		DeleteAfterRead:    r.cfg.DeleteAfterRead,
+		Watch:              r.cfg.Watch.Enabled,
+		FullScanInterval:   r.cfg.Watch.FullScanInterval,
 		MaxDeletedBytes:    int64(r.cfg.MaxDeletedBytes),
 		Logger:             r.set.Logger,
 	})

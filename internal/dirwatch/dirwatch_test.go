@@ -1,0 +1,224 @@
+package dirwatch
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func newWatcher(t *testing.T, dirs ...string) *Watcher {
+	t.Helper()
+	w, err := New()
+	if errors.Is(err, ErrUnsupported) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := w.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	if _, err := w.Sync(dirs); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// changes collects what Changes reports until want is among the paths (or,
+// with want empty, until a rescan is asked for).
+type changes struct {
+	paths  map[string]bool
+	rescan bool
+}
+
+func waitFor(t *testing.T, w *Watcher, want ...string) changes {
+	t.Helper()
+	got := changes{paths: map[string]bool{}}
+	testkit.WaitUntil(t, testkit.Timeout, "changes "+strings.Join(want, ", "), func() bool {
+		paths, rescan := w.Changes()
+		for _, p := range paths {
+			got.paths[p] = true
+		}
+		got.rescan = got.rescan || rescan
+		if len(want) == 0 {
+			return got.rescan
+		}
+		for _, p := range want {
+			if !got.paths[p] {
+				return false
+			}
+		}
+		return true
+	})
+	return got
+}
+
+func TestWritesCreatesRenamesRemoves(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.log"), filepath.Join(dir, "b.log")
+	testkit.WriteFile(t, a, "one\n")
+	w := newWatcher(t, dir)
+
+	testkit.AppendFile(t, a, "two\n")
+	if got := waitFor(t, w, a); got.rescan {
+		t.Fatal("a write asked for a rescan")
+	}
+	testkit.WriteFile(t, b, "new\n")
+	if got := waitFor(t, w, b); got.rescan {
+		t.Fatal("a file created asked for a rescan")
+	}
+	if err := os.Rename(a, a+".1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := waitFor(t, w, a, a+".1"); got.rescan {
+		t.Fatal("a file renamed asked for a rescan")
+	}
+	if err := os.Remove(b); err != nil {
+		t.Fatal(err)
+	}
+	if got := waitFor(t, w, b); got.rescan {
+		t.Fatal("a file removed asked for a rescan")
+	}
+}
+
+// A path reported again only after it changed again: Changes is a delta.
+func TestChangesAreADelta(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.log"), filepath.Join(dir, "b.log")
+	testkit.WriteFile(t, a, "one\n")
+	w := newWatcher(t, dir)
+	testkit.AppendFile(t, a, "two\n")
+	waitFor(t, w, a)
+	// b's event comes after any event of a's write; once b is seen, a is not reported with it.
+	testkit.AppendFile(t, b, "b\n")
+	got := waitFor(t, w, b)
+	if got.paths[a] {
+		t.Fatalf("a reported again without a change: %v", got.paths)
+	}
+}
+
+func TestNewDirectoryAsksForRescan(t *testing.T) {
+	dir := t.TempDir()
+	w := newWatcher(t, dir)
+	if err := os.Mkdir(filepath.Join(dir, "pod"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, w)
+}
+
+func TestWatchedDirectoryGoneAsksForRescan(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "pod")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w := newWatcher(t, dir, sub)
+	if err := os.Rename(sub, sub+".old"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, w)
+	// Synced again after the rescan: the directory that came back at the same path is
+	// watched again (the system dropped the old watch with the old directory).
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if added, err := w.Sync([]string{dir, sub}); err != nil || added != 1 {
+		t.Fatalf("Sync added %d, %v; want 1 directory", added, err)
+	}
+	p := filepath.Join(sub, "0.log")
+	testkit.WriteFile(t, p, "x\n")
+	waitFor(t, w, p)
+}
+
+// A directory reached through a symbolic link reports its files under the
+// path it was asked for, and under its own path if asked for that too.
+func TestAliasesOfOneDirectory(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "real")
+	link := filepath.Join(dir, "link")
+	if err := os.Mkdir(target, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	w := newWatcher(t, link, target)
+	testkit.WriteFile(t, filepath.Join(target, "a.log"), "x\n")
+	waitFor(t, w, filepath.Join(link, "a.log"), filepath.Join(target, "a.log"))
+}
+
+func TestUnwatchedAfterSync(t *testing.T) {
+	dir, other := t.TempDir(), t.TempDir()
+	w := newWatcher(t, dir, other)
+	if _, err := w.Sync([]string{other}); err != nil {
+		t.Fatal(err)
+	}
+	gone, kept := filepath.Join(dir, "a.log"), filepath.Join(other, "b.log")
+	testkit.WriteFile(t, gone, "x\n")
+	testkit.WriteFile(t, kept, "x\n")
+	if got := waitFor(t, w, kept); got.paths[gone] {
+		t.Fatalf("a directory no longer watched still reported: %v", got.paths)
+	}
+}
+
+func TestMissingDirectorySkipped(t *testing.T) {
+	dir := t.TempDir()
+	w := newWatcher(t)
+	added, err := w.Sync([]string{filepath.Join(dir, "none"), dir})
+	if err != nil || added != 1 {
+		t.Fatalf("Sync added %d, %v; want 1 directory and no error", added, err)
+	}
+}
+
+// More events than the kernel queues while nobody asks: the overflow asks for
+// a rescan instead of leaving changes unreported.
+func TestOverflowAsksForRescan(t *testing.T) {
+	b, err := os.ReadFile("/proc/sys/fs/inotify/max_queued_events")
+	if err != nil {
+		t.Skip("no inotify queue limit to read:", err)
+	}
+	queued, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || queued > 1<<20 {
+		t.Skipf("inotify queue of %q events: too large to overflow in a test", b)
+	}
+	dir := t.TempDir()
+	w := newWatcher(t, dir)
+	// Two files written in turn: consecutive events differ, so the kernel merges none. The
+	// events exceed the kernel's queue, fsnotify's buffer and the one read it holds.
+	fds := make([]*os.File, 2)
+	for i := range fds {
+		fd, err := os.Create(filepath.Join(dir, strconv.Itoa(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = fd.Close() }) // written only, and the test is over
+		fds[i] = fd
+	}
+	for i := range 2 * (queued + 2*bufferedEvents) {
+		if _, err := fds[i%2].WriteString("x\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, w)
+}
+
+func TestUnsupportedElsewhere(t *testing.T) {
+	if runtime.GOOS == "linux" {
+		t.Skip("supported here")
+	}
+	if _, err := New(); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("New on %s: %v, want ErrUnsupported", runtime.GOOS, err)
+	}
+}

@@ -1,0 +1,251 @@
+package filetrack
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"go.uber.org/zap"
+
+	"github.com/mergelog/otelcol-mergelog/internal/dirwatch"
+)
+
+// DefaultFullScanInterval is how often, with directory watches, every path is
+// globbed and stated again however quiet the watches are: the longest a change
+// that raised no event (a network file system, a write through a memory
+// mapping) waits to be seen.
+const DefaultFullScanInterval = 10 * time.Second
+
+// hinter tells what changed in the watched directories: a dirwatch.Watcher, or
+// a test's.
+type hinter interface {
+	Sync(dirs []string) (added int, err error)
+	Changes() (paths []string, rescan bool)
+	Close() error
+}
+
+// watching is the Tracker's use of directory watches (Options.Watch). A full
+// listing globs and stats every path; between two, a poll states again only the
+// paths the watches reported. Polling 10 000 files is then a few map lookups
+// per file instead of a stat each.
+type watching struct {
+	newHints func() (hinter, error)
+	now      func() time.Time
+	hints    hinter // nil: a full listing at every poll
+	tried    bool   // newHints was called
+
+	lastFull, lastSync time.Time
+	// again lists fully at the next poll: directories were watched only after
+	// this poll listed them (a file created in between raised no event), or a
+	// new link points into a directory not watched yet.
+	again bool
+	// broken is set while some directory cannot be watched (the system's limit
+	// of watches): every poll lists fully, and the watches are tried again at
+	// the full-scan interval.
+	broken bool
+	// rest is set when the last poll left nothing to do until something
+	// changes (see atRest): a poll whose listing did not change is skipped.
+	// Commit clears it.
+	rest    bool
+	include []string            // the include patterns, cleaned as globbing cleans them
+	links   map[string][]string // a listed link's target → the listed links to it
+	watched map[string]struct{} // the directories last synced
+}
+
+func newWatching() watching {
+	return watching{
+		newHints: func() (hinter, error) {
+			w, err := dirwatch.New()
+			if err != nil {
+				return nil, err
+			}
+			return w, nil
+		},
+		now:     time.Now,
+		links:   map[string][]string{},
+		watched: map[string]struct{}{},
+	}
+}
+
+// list brings the listing up to date: fully at every poll without watches;
+// with them, fully at the full-scan interval and at once whenever the watches
+// lost track, otherwise only where they reported changes. It reports whether
+// the listing may have changed (always, after a full listing).
+func (t *Tracker) list() (moved bool) {
+	w := &t.watch
+	if t.opts.Watch && !w.tried {
+		t.startWatching()
+	}
+	if w.hints == nil {
+		t.listAll()
+		return true
+	}
+	now := w.now()
+	changed, rescan := w.hints.Changes()
+	if !rescan && !w.again && !w.broken && now.Sub(w.lastFull) < t.opts.FullScanInterval {
+		return t.relist(changed)
+	}
+	t.listAll()
+	w.lastFull = now
+	if !w.broken || now.Sub(w.lastSync) >= t.opts.FullScanInterval {
+		t.syncWatches(now)
+	}
+	return true
+}
+
+// atRest reports whether a poll after this one, with the same listing and no
+// commit in between, would do nothing and hand out nothing: no file has data
+// or a descriptor it keeps, none is being drained, stalled, waiting for a
+// copy or to be forgotten, no candidate is undecided, and no listed file grows
+// too old (exclude_older_than) before the next full listing. Skipping such
+// polls makes an idle poll of many watched files cost next to nothing; any
+// state this misses waits at most for the next full listing.
+func (t *Tracker) atRest(out []*File) bool {
+	if t.watch.hints == nil || len(out) > 0 || len(t.finished) > 0 {
+		return false
+	}
+	for _, f := range t.files {
+		if f.wants() || f.pinned() || f.stalled || f.err != nil || f.lastSeen != t.poll ||
+			f.off != f.counted || f.done && (f.fd != nil || f.lr != nil) {
+			return false
+		}
+	}
+	for _, df := range t.disk {
+		if df.seen != t.poll || df.retry || df.role == roleShadow &&
+			(df.ident.src == nil || !df.strong && df.verifiedGen != df.ident.checkGen) {
+			return false
+		}
+	}
+	if t.opts.ExcludeOlderThan > 0 {
+		ages := t.watch.lastFull.Add(t.opts.FullScanInterval).Add(-t.opts.ExcludeOlderThan).UnixNano()
+		for i := range t.listing {
+			if t.listing[i].mtime < ages {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (t *Tracker) startWatching() {
+	w := &t.watch
+	w.tried = true
+	hints, err := w.newHints()
+	if err != nil {
+		level := zap.InfoLevel
+		if errors.Is(err, dirwatch.ErrUnsupported) {
+			level = zap.DebugLevel
+		}
+		t.log.Log(level, "directory watches unavailable; listing every file at every poll", zap.Error(err))
+		return
+	}
+	w.hints = hints
+	for _, pat := range t.opts.Include {
+		w.include = append(w.include, filepath.Clean(pat))
+	}
+}
+
+func (t *Tracker) syncWatches(now time.Time) {
+	w := &t.watch
+	w.lastSync = now
+	added, err := w.hints.Sync(t.watchDirs())
+	w.again = added > 0
+	switch {
+	case err != nil && !w.broken:
+		t.log.Info("some directories cannot be watched; listing every file at every poll until they can", zap.Error(err))
+		w.broken = true
+	case err == nil && w.broken:
+		t.log.Info("every directory watched again")
+		w.broken = false
+	}
+}
+
+// watchDirs returns the directories to watch: those that hold listed paths or
+// the targets of listed links, those the globs' directory parts match (empty
+// ones may get files), and those between these and the globs' static bases
+// (where a new directory appears). It maps the listed links' targets anew.
+func (t *Tracker) watchDirs() []string {
+	w := &t.watch
+	clear(w.watched)
+	clear(w.links)
+	for _, pat := range w.include {
+		w.globDirs(pat)
+	}
+	for i := range t.listing {
+		w.watched[filepath.Dir(t.listing[i].path)] = struct{}{}
+		if dir := w.linked(t.listing[i]); dir != "" {
+			w.watched[dir] = struct{}{}
+		}
+	}
+	dirs := make([]string, 0, len(w.watched))
+	for d := range w.watched {
+		dirs = append(dirs, d)
+	}
+	slices.Sort(dirs)
+	return dirs
+}
+
+// globDirs adds the directories that pattern's directory part matches, and
+// those between them and its static base.
+func (w *watching) globDirs(pattern string) {
+	dirs := path.Dir(filepath.ToSlash(pattern))
+	base, rest := doublestar.SplitPattern(dirs)
+	if !strings.ContainsAny(rest, `*?[{\`) {
+		w.watched[filepath.FromSlash(dirs)] = struct{}{} // a single directory
+		return
+	}
+	// New validated the pattern; I/O errors are skipped, as globbing does.
+	_ = doublestar.GlobWalk(os.DirFS(base), rest, func(p string, d fs.DirEntry) error {
+		dir := path.Join(base, p)
+		if d.IsDir() || d.Type()&fs.ModeSymlink != 0 && isDir(dir) {
+			w.addDirs(base, dir)
+		}
+		return nil
+	})
+}
+
+// addDirs adds dir and every directory above it up to base (slash-separated).
+func (w *watching) addDirs(base, dir string) {
+	for {
+		w.watched[filepath.FromSlash(dir)] = struct{}{}
+		if len(dir) <= len(base) {
+			return
+		}
+		dir = path.Dir(dir)
+	}
+}
+
+func isDir(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && info.IsDir()
+}
+
+// linked maps a listed link's target to it, so that a change reported in the
+// target's directory states the link again; it returns the target's directory
+// ("" for a path that is not a link).
+func (w *watching) linked(e listed) (dir string) {
+	if !e.link {
+		return ""
+	}
+	target := resolvedPath(e.path)
+	if !slices.Contains(w.links[target], e.path) {
+		w.links[target] = append(w.links[target], e.path)
+	}
+	return filepath.Dir(target)
+}
+
+// relinked is linked for a path stated between full listings: a target in a
+// directory not watched yet makes the next poll list fully, which watches it.
+func (w *watching) relinked(e listed) {
+	if dir := w.linked(e); dir != "" {
+		if _, ok := w.watched[dir]; !ok {
+			w.again = true
+		}
+	}
+}
