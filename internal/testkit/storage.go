@@ -1,0 +1,92 @@
+package testkit
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"sync"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/extension/xextension/storage"
+)
+
+// MemStorage is an in-memory storage extension whose clients all share one map, so that a
+// component started again with the same MemStorage finds what the last one stored, as with
+// file_storage across a restart.
+type MemStorage struct {
+	component.StartFunc
+	component.ShutdownFunc
+	mu   sync.Mutex
+	data map[string][]byte
+}
+
+var (
+	_ storage.Extension = (*MemStorage)(nil)
+	_ storage.Client    = (*MemStorage)(nil)
+)
+
+// NewMemStorage returns an empty MemStorage.
+func NewMemStorage() *MemStorage { return &MemStorage{data: map[string][]byte{}} }
+
+func (m *MemStorage) GetClient(context.Context, component.Kind, component.ID, string) (storage.Client, error) {
+	return m, nil
+}
+
+func (m *MemStorage) Get(_ context.Context, key string) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.data[key], nil
+}
+
+func (m *MemStorage) Set(_ context.Context, key string, value []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.data[key] = append([]byte(nil), value...)
+	return nil
+}
+
+func (m *MemStorage) Delete(_ context.Context, key string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.data, key)
+	return nil
+}
+
+// Batch runs the operations in order under one lock, as one transaction.
+func (m *MemStorage) Batch(_ context.Context, ops ...*storage.Operation) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, op := range ops {
+		switch op.Type {
+		case storage.Get:
+			op.Value = m.data[op.Key]
+		case storage.Set:
+			m.data[op.Key] = append([]byte(nil), op.Value...)
+		case storage.Delete:
+			delete(m.data, op.Key)
+		}
+	}
+	return nil
+}
+
+func (m *MemStorage) Close(context.Context) error { return nil }
+
+// Keys returns the keys stored, sorted.
+func (m *MemStorage) Keys() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Sorted(maps.Keys(m.data))
+}
+
+// HostWith is a host whose only extension is ext, under id.
+func HostWith(id component.ID, ext component.Component) component.Host {
+	return extensionsHost{Host: componenttest.NewNopHost(), exts: map[component.ID]component.Component{id: ext}}
+}
+
+type extensionsHost struct {
+	component.Host
+	exts map[component.ID]component.Component
+}
+
+func (h extensionsHost) GetExtensions() map[component.ID]component.Component { return h.exts }

@@ -1,0 +1,270 @@
+package mergelogprocessor
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
+)
+
+// Three nodes' records interleave by time: what every watermark passed goes out, in order, and
+// the rest after max_delay.
+func TestOrderAcrossSources(t *testing.T) {
+	h := startHarness(t, testConfig(), &testkit.LogsSink{}, nil)
+	h.open("web", "node-a", "node-b", "node-c")
+	h.send("web", "node-a", 10, 40, 70)
+	h.send("web", "node-b", 20, 50, 80)
+	assert.Empty(t, h.delivered(), "node-c is behind")
+	assert.Equal(t, 6, h.held())
+
+	h.send("web", "node-c", 30, 60, 90)
+	// The watermark is node-a's 70: everything up to it goes, in time order.
+	assert.Equal(t, bodies("node-a@10 node-b@20 node-c@30 node-a@40 node-b@50 node-c@60 node-a@70"), h.delivered())
+
+	h.clock.advance(999 * time.Millisecond)
+	h.tick()
+	assert.Len(t, h.delivered(), 7, "80 and 90 wait for node-a, up to max_delay")
+	h.clock.advance(time.Millisecond)
+	h.tick()
+	assert.Equal(t, bodies("node-b@80 node-c@90"), h.delivered()[7:])
+	assert.Zero(t, h.sum("records_late"))
+}
+
+// During a new stream's first max_delay only max_delay releases: sources not heard from yet
+// cannot be waited for, and the first one heard must not make all the others late.
+func TestNewStreamWaitsForItsSources(t *testing.T) {
+	h := startHarness(t, testConfig(), &testkit.LogsSink{}, nil)
+	h.send("web", "node-a", 10, 30)
+	h.clock.advance(500 * time.Millisecond)
+	h.send("web", "node-b", 20, 40)
+	h.tick()
+	assert.Empty(t, h.delivered())
+	h.clock.advance(500 * time.Millisecond)
+	h.tick()
+	// node-a's records waited max_delay, and so goes node-b@20 before node-a@30; node-b@40
+	// waits for node-a now that the watermarks count.
+	assert.Equal(t, bodies("node-a@10 node-b@20 node-a@30"), h.delivered())
+	h.send("web", "node-a", 50)
+	assert.Equal(t, bodies("node-a@10 node-b@20 node-a@30 node-b@40"), h.delivered())
+	assert.Zero(t, h.sum("records_late"))
+}
+
+// The processor does not assume a source is in order: disorder within max_delay is sorted out.
+func TestDisorderWithinSource(t *testing.T) {
+	h := startHarness(t, testConfig(), &testkit.LogsSink{}, nil)
+	h.open("web", "node-a", "node-b")
+	h.send("web", "node-a", 30, 10)
+	h.send("web", "node-b", 20, 40)
+	h.send("web", "node-a", 50)
+	assert.Equal(t, bodies("node-a@10 node-b@20 node-a@30 node-b@40"), h.delivered())
+}
+
+// Streams of different merge keys do not wait for each other.
+func TestMergeKeysIndependent(t *testing.T) {
+	h := startHarness(t, testConfig(), &testkit.LogsSink{}, nil)
+	h.open("web", "node-a", "node-b")
+	h.open("db", "node-c")
+	h.send("web", "node-a", 10)
+	h.send("db", "node-c", 5) // db's only source: its watermark is its own
+	assert.Equal(t, bodies("node-c@5"), h.delivered())
+}
+
+// A record behind what already went out is released at once and counted, never dropped.
+func TestLateRecordReleasedAtOnce(t *testing.T) {
+	h := startHarness(t, testConfig(), &testkit.LogsSink{}, nil)
+	h.open("web", "node-a", "node-b")
+	h.send("web", "node-a", 100)
+	h.send("web", "node-b", 100)
+	require.Len(t, h.delivered(), 2)
+	h.send("web", "node-b", 50, 60) // node-b replays, as after an agent restart
+	assert.Equal(t, bodies("node-a@100 node-b@100 node-b@50 node-b@60"), h.delivered(),
+		"late records go out at once, without a tick, in their source's order")
+	assert.EqualValues(t, 2, h.sum("records_late"))
+	assert.Zero(t, h.held())
+}
+
+// A source silent for idle_timeout stops holding the others back; when it comes back it is a
+// source again.
+func TestIdleSource(t *testing.T) {
+	cfg := testConfig()
+	cfg.MaxDelay = time.Minute
+	cfg.IdleTimeout = 2 * time.Second
+	h := startHarness(t, cfg, &testkit.LogsSink{}, nil)
+	h.open("web", "node-a", "node-b")
+	h.send("web", "node-a", 10)
+	h.send("web", "node-b", 20) // node-b then goes quiet
+	h.send("web", "node-a", 30)
+	assert.Equal(t, bodies("node-a@10 node-b@20"), h.delivered())
+
+	h.clock.advance(time.Second)
+	h.send("web", "node-a", 40)
+	h.tick()
+	assert.Len(t, h.delivered(), 2, "node-b is quiet, not idle yet")
+
+	h.clock.advance(time.Second) // node-b silent for 2 s, node-a for 1 s
+	h.tick()
+	assert.Equal(t, bodies("node-a@10 node-b@20 node-a@30 node-a@40"), h.delivered(),
+		"node-b idle: node-a's watermark alone releases")
+	assert.EqualValues(t, 1, h.sum("sources_idle"))
+
+	h.send("web", "node-a", 50) // node-a alone: out on arrival
+	assert.Len(t, h.delivered(), 5)
+	h.send("web", "node-b", 60) // back: holds node-a back again
+	h.send("web", "node-a", 70)
+	assert.Equal(t, bodies("node-a@50 node-b@60"), h.delivered()[4:])
+}
+
+// max_delay bounds the wait for a source that is quiet but not idle.
+func TestMaxDelay(t *testing.T) {
+	h := startHarness(t, testConfig(), &testkit.LogsSink{}, nil)
+	h.open("web", "node-a", "node-b")
+	h.send("web", "node-a", 10)
+	h.send("web", "node-b", 5)
+	h.clock.advance(500 * time.Millisecond)
+	h.send("web", "node-a", 20)
+	assert.Equal(t, bodies("node-b@5"), h.delivered())
+	h.clock.advance(500 * time.Millisecond)
+	h.tick()
+	assert.Equal(t, bodies("node-b@5 node-a@10"), h.delivered(), "node-a@10 waited max_delay, node-a@20 has not")
+	h.clock.advance(500 * time.Millisecond)
+	h.tick()
+	assert.Equal(t, bodies("node-b@5 node-a@10 node-a@20"), h.delivered())
+}
+
+// Beyond max_held records per merge key the oldest go out early, in order, counted.
+func TestMaxHeld(t *testing.T) {
+	cfg := testConfig()
+	cfg.MaxHeld = 3
+	h := startHarness(t, cfg, &testkit.LogsSink{}, nil)
+	h.open("web", "node-a", "node-b")
+	h.open("db", "node-a", "node-b")
+	h.send("web", "node-a", 10, 20, 30, 40, 50)
+	// node-b is behind: of the five, the two oldest go early.
+	assert.Equal(t, bodies("node-a@10 node-a@20"), h.delivered())
+	assert.Equal(t, 3, h.held())
+	assert.EqualValues(t, 2, h.sum("records_released_early"))
+	h.send("db", "node-a", 1, 2, 3) // another key has a bound of its own
+	assert.Equal(t, 6, h.held())
+	h.send("web", "node-b", 60)
+	assert.Equal(t, bodies("node-a@10 node-a@20 node-a@30 node-a@40 node-a@50"), h.delivered())
+}
+
+// Records without a timestamp are placed by their observed timestamp, and records with
+// neither stay after the record before them from their source.
+func TestObservedTimestampFallback(t *testing.T) {
+	h := startHarness(t, testConfig(), &testkit.LogsSink{}, nil)
+	h.open("web", "node-a", "node-b")
+	ld := batch("web", "node-a", 10)
+	recs := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords()
+	observed := recs.AppendEmpty()
+	observed.SetObservedTimestamp(pcommon.NewTimestampFromTime(base.Add(30 * time.Millisecond)))
+	observed.Body().SetStr("observed@30")
+	untimed := recs.AppendEmpty()
+	untimed.Body().SetStr("untimed")
+	require.NoError(t, h.proc.ConsumeLogs(context.Background(), ld))
+	h.send("web", "node-b", 20, 40)
+	assert.Equal(t, bodies("node-a@10 node-b@20 observed@30 untimed"), h.delivered())
+}
+
+// ConsumeLogs returns once records are held, whatever the next consumer does: all sources of a
+// key may come through one caller in order (a Kafka partition), which must not wait for
+// releases.
+func TestConsumeDoesNotWaitForRelease(t *testing.T) {
+	unblock := make(chan struct{})
+	sink := &testkit.LogsSink{Answer: func(ctx context.Context, _ int, _ plog.Logs) error {
+		select {
+		case <-unblock:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}}
+	h := startHarness(t, testConfig(), sink, nil)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 50 {
+			h.send("web", "node-a", 1000+i) // held: the stream is new, then node-b is behind
+			h.send("web", "node-b", i)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(testkit.Timeout):
+		t.Fatal("ConsumeLogs waited for a release")
+	}
+	assert.Equal(t, 100, h.held())
+	h.clock.advance(time.Second)
+	h.tick() // max_delay: all 100 go to a consumer that does not take them
+	assert.Equal(t, 0, h.held())
+	h.send("web", "node-b", 100) // and ConsumeLogs still returns (node-b@100 is due at once)
+	close(unblock)
+	assert.Len(t, h.delivered(), 101)
+}
+
+// ConsumeLogs waits only when max_held released records are waiting for a next consumer that
+// does not take them, and gives up when its context ends.
+func TestConsumeWaitsForSlowNextConsumer(t *testing.T) {
+	cfg := testConfig()
+	cfg.MaxHeld = 4
+	unblock := make(chan struct{})
+	sink := &testkit.LogsSink{Answer: func(context.Context, int, plog.Logs) error { <-unblock; return nil }}
+	h := startHarness(t, cfg, sink, nil)
+	h.send("web", "node-a", 1, 2, 3, 4)
+	h.clock.advance(time.Second)
+	h.tick() // released, not taken
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	err := h.proc.ConsumeLogs(ctx, batch("web", "node-a", 5))
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	close(unblock)
+	assert.Len(t, h.delivered(), 4)
+	h.send("web", "node-a", 5)
+	assert.Len(t, h.delivered(), 5)
+}
+
+// A retryable refusal keeps the batch at the head: sent again, nothing overtakes it.
+func TestRetryKeepsOrder(t *testing.T) {
+	sink := &testkit.LogsSink{Answer: func(_ context.Context, call int, _ plog.Logs) error {
+		if call == 2 {
+			return errors.New("backend busy")
+		}
+		return nil
+	}}
+	h := startHarness(t, testConfig(), sink, nil)
+	h.open("web", "node-a")
+	h.send("web", "node-a", 10)
+	h.send("web", "node-a", 20)
+	testkit.WaitUntil(t, testkit.Timeout, "two records", func() bool { return sink.RecordCount() == h.seen+2 })
+	assert.Equal(t, bodies("node-a@10 node-a@20"), h.delivered())
+	assert.EqualValues(t, 1, h.sum("consume_retries"))
+}
+
+// Released records keep their resource and scope; consecutive records of one resource share
+// one copy of it.
+func TestOutputGroupedByResource(t *testing.T) {
+	h := startHarness(t, testConfig(), &testkit.LogsSink{}, nil)
+	h.send("web", "node-a", 10, 20, 40)
+	h.send("web", "node-b", 30, 50)
+	h.clock.advance(time.Second)
+	h.tick()
+	require.Len(t, h.delivered(), 5)
+	require.Len(t, h.sink.Batches(), 1)
+	var runs []string
+	for _, rl := range h.sink.Batches()[0].ResourceLogs().All() {
+		node, _ := rl.Resource().Attributes().Get("k8s.node.name")
+		service, _ := rl.Resource().Attributes().Get("service.name")
+		assert.Equal(t, "web", service.Str())
+		runs = append(runs, node.Str())
+		assert.Equal(t, 1, rl.ScopeLogs().Len())
+	}
+	// 10 20 | 30 | 40 | 50
+	assert.Equal(t, []string{"node-a", "node-b", "node-a", "node-b"}, runs)
+}
