@@ -29,6 +29,7 @@ type batch struct {
 	last    *resourceGroup // the group of the last record, and its records
 	records plog.LogRecordSlice
 	outputs []*stanza.Entry // from operators, not yet converted
+	shared  []bool          // per output: not recycled (a router's route hands one entry to each of its outputs)
 	// marks settle entries once the batch is accepted: one per record, except a fan-out's
 	// copies, and entries that left a holding chain without a record of their own.
 	marks  []mark
@@ -62,10 +63,12 @@ func (b *batch) seal() plog.Logs {
 	}
 	b.logs = adapter.ConvertEntries(b.outputs, metadata.ScopeName, "")
 	for i, e := range b.outputs {
-		stanza.Put(e)
+		if !b.shared[i] {
+			stanza.Put(e)
+		}
 		b.outputs[i] = nil
 	}
-	b.outputs = b.outputs[:0]
+	b.outputs, b.shared = b.outputs[:0], b.shared[:0]
 	return b.logs
 }
 
@@ -99,6 +102,7 @@ func (b *batch) add(e *entry, rawBody, recordNumber bool) {
 	b.n++
 	if e.out != nil {
 		b.outputs = append(b.outputs, e.out)
+		b.shared = append(b.shared, e.shared)
 		if !e.unmarked {
 			b.marks = append(b.marks, mark{e.s, e.seq})
 		}

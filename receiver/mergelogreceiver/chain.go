@@ -34,6 +34,13 @@ import (
 // an entry settles once it has been in the chain for holdBound, which every holding operator
 // flushes within, riding on the batch being built so that it settles after what was emitted
 // before it (one batch in flight keeps that order).
+//
+// A fan-out (fansOut) makes outputs that carry no identity of their input: stanza's writers
+// copy the entry for each output but the last, and a copy is a new pointer. In a holding chain
+// a copy may come out after the entry itself, or be held while the entry itself comes out at
+// once, so no output tells that its input has left the chain: every output then rides
+// unmarked and every input settles by holdBound, by which time each of its outputs came out
+// and is in the batch being built or in one before it.
 type chain struct {
 	pipe     *pipeline.DirectedPipeline
 	first    operator.Operator
@@ -43,6 +50,7 @@ type chain struct {
 	holding  bool          // some operator emits after Process returned
 	bound    time.Duration // holdBound
 	bySource bool          // fileSourced: an output settles what its file sent in before it
+	fanOut   bool          // fansOut: an entry may come out more than once
 
 	// Run goroutine only.
 	inputs  map[*tailedFile]*heldInputs // holding: what each file sent in that may still be inside
@@ -105,6 +113,7 @@ func newChain(cfg *Config, set component.TelemetrySettings) (*chain, error) {
 		inputs: map[*tailedFile]*heldInputs{}, byEntry: map[*stanza.Entry]*chainInput{},
 	}
 	c.holding = c.bound > 0
+	c.fanOut = fansOut(ops, pipe.Operators())
 	for _, op := range pipe.Operators() {
 		if op.ID() == ops[0].ID() {
 			c.first = op
@@ -113,10 +122,10 @@ func newChain(cfg *Config, set component.TelemetrySettings) (*chain, error) {
 	return c, nil
 }
 
-// settlesByTime reports whether entries that did not come out settle only once holdBound has
-// passed: holding operators whose groups may mix files.
+// settlesByTime reports whether entries settle only once holdBound has passed: holding
+// operators whose groups may mix files, or that a fan-out feeds or follows.
 func (c *chain) settlesByTime() bool {
-	return c != nil && c.holding && !c.bySource
+	return c != nil && c.holding && (!c.bySource || c.fanOut)
 }
 
 // woken is signalled when entries came out of the chain; nil (never) without a chain.
@@ -177,10 +186,14 @@ func (r *mergelogReceiver) collect() {
 	outs := c.out.take(c.taken[:0])
 	for _, o := range outs {
 		in := c.byEntry[o]
-		if in == nil {
-			// A copy made by a fan-out: it rides along with its original, with no ledger
-			// entry of its own.
-			oe := r.output(o, c.last.streams[0])
+		if in == nil || c.fanOut {
+			// A copy made by a fan-out, or an entry that may have copies still inside: it
+			// rides unmarked, and its input settles by time (see chain).
+			s := c.last.streams[0]
+			if in != nil {
+				s = in.s
+			}
+			oe := r.output(o, s)
 			oe.unmarked = true
 			r.emitOutput(&oe)
 			continue
@@ -222,12 +235,12 @@ func (r *mergelogReceiver) leave(h *heldInputs, p *chainInput) {
 		return
 	}
 	delete(r.chain.byEntry, p.e)
-	if r.chain.bySource {
+	if !r.chain.settlesByTime() {
 		r.out.settle(p.s, p.seq)
 		return
 	}
-	// It may have been merged into an entry of another file emitted before now: it settles
-	// with the batch that entry is in, or a later one.
+	// It may have been merged into an entry of another file emitted before now, or its
+	// outputs are in the batch being built: it settles with that batch, or a later one.
 	r.out.batch.marks = append(r.out.batch.marks, mark{p.s, p.seq})
 }
 

@@ -24,6 +24,7 @@ type entry struct {
 	observed int64
 	out      *stanza.Entry // what the operators made of it
 	unmarked bool          // a copy made by a fan-out: no ledger entry of its own
+	shared   bool          // out may be another record's too (a fan-out): not recycled
 }
 
 // emitEntry is a joiner's sink for stream s: it numbers the entry, shapes it and sends it on,
@@ -95,7 +96,7 @@ func (r *mergelogReceiver) stanzaEntry(e *entry) *stanza.Entry {
 // output is the entry of what came out of the operators, o, from stream s (its ledger entry
 // set by the caller).
 func (r *mergelogReceiver) output(o *stanza.Entry, s *stream) entry {
-	e := entry{s: s, out: o, observed: o.ObservedTimestamp.UnixNano()}
+	e := entry{s: s, out: o, observed: o.ObservedTimestamp.UnixNano(), shared: r.chain.fanOut}
 	if !o.Timestamp.IsZero() {
 		e.at, e.timed = o.Timestamp.UnixNano(), true
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator/parser/container"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator/transformer/recombine"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator/transformer/router"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/pipeline"
 )
 
@@ -94,23 +95,47 @@ func (c *Config) logSize() int {
 
 // holdBound is how long an entry may stay inside the chain's holding operators at most
 // (recombine, stanza's container operator with its batching emitter): each flushes a group
-// once its first entry is force_flush_period old, checking every fifth of that; 0 when no
-// operator holds entries past Process.
+// once its first entry is force_flush_period old, checking every fifth of that, and an entry
+// may pass through several in turn; 0 when no operator holds entries past Process.
 func holdBound(ops []operator.Config) time.Duration {
 	var bound time.Duration
 	for _, op := range ops {
 		switch b := op.Builder.(type) {
 		case *recombine.Config:
-			bound = max(bound, b.ForceFlushTimeout+b.ForceFlushTimeout/5)
+			bound += b.ForceFlushTimeout + b.ForceFlushTimeout/5
 		case *container.Config:
 			if !gateEnabled(synchronousEmitterGate) {
 				flush := recombine.NewConfig().ForceFlushTimeout
 				// the internal recombine, then the batching emitter's flush interval
-				bound = max(bound, flush+flush/5+time.Second)
+				bound += flush + flush/5 + time.Second
 			}
 		}
 	}
 	return bound
+}
+
+// fansOut reports whether the chain may send one entry out more than once: an operator with
+// several outputs (stanza's writers copy the entry for each but the last) or a router route
+// naming several (it hands the same entry to each).
+func fansOut(ops []operator.Config, built []operator.Operator) bool {
+	for _, op := range ops {
+		if r, ok := op.Builder.(*router.Config); ok {
+			if len(r.Default) > 1 {
+				return true
+			}
+			for _, route := range r.Routes {
+				if len(route.OutputIDs) > 1 {
+					return true
+				}
+			}
+		}
+	}
+	for _, op := range built {
+		if _, ok := op.(*router.Transformer); !ok && len(op.GetOutputIDs()) > 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // fileSourced reports whether every group a holding operator in ops makes is of one file's

@@ -1,8 +1,11 @@
 package mergelogreceiver
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -249,4 +252,59 @@ func TestOperatorsTimeParserFeedsTheMerge(t *testing.T) {
 	for i, lr := range lrs {
 		assert.Equal(t, time.Date(2024, 1, 1, 0, 0, i, 0, time.UTC), lr.Timestamp().AsTime().UTC(), "record %d", i)
 	}
+}
+
+// A fan-out in a holding chain: a noop sends a copy of each "fan" entry to a recombine that
+// holds it and the entry itself straight on. The entry coming out must not commit its line
+// while the copy is still held: a crash then (the storage frozen, the consumer gone) reads the
+// line again after the restart, and the copy comes out of it.
+func TestOperatorsFanOutCopyHeldKeepsItsLine(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.log"), filepath.Join(dir, "b.log")
+	testkit.WriteFile(t, a, "fan one\n")
+	cfg := testConfig(dir)
+	cfg.IncludeFilePath = true
+	cfg = mustOperators(t, cfg, `
+- type: router
+  routes: [{expr: 'body startsWith "fan"', output: fan}]
+  default: end
+- {type: noop, id: fan, output: [held, end]}
+- {type: recombine, id: held, combine_field: body, is_first_entry: 'body startsWith "fan"', force_flush_period: 1m, output: end}
+- {type: noop, id: end}`)
+	m := newMemStorage()
+	cfg, host := withStorage(cfg, m)
+	gone := false
+	first := &testkit.LogsSink{Answer: func(context.Context, int, plog.Logs) error {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if gone {
+			return errors.New("the process is gone")
+		}
+		return nil
+	}}
+	r := startReceiver(t, cfg, first, host)
+	assert.Equal(t, []string{"fan one"}, first.WaitForBodies(t, 1), "the entry itself, its copy held")
+	testkit.AppendFile(t, a, "plain two\n")
+	first.WaitForBodies(t, 2)
+	// A batch after those, which is handed out only once their checkpoint is written.
+	testkit.WriteFile(t, b, "plain three\n")
+	first.WaitForBodies(t, 3)
+	m.mu.Lock()
+	m.frozen, gone = true, true
+	m.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	require.NoError(t, r.Shutdown(ctx))
+
+	m.mu.Lock()
+	m.frozen = false
+	m.mu.Unlock()
+	again := &testkit.LogsSink{}
+	r = startReceiver(t, cfg, again, host)
+	testkit.WaitUntil(t, testkit.Timeout, "a.log read again", func() bool {
+		return slices.Contains(again.Bodies(), "plain two")
+	})
+	require.NoError(t, r.Shutdown(context.Background())) // recombine's Stop flushes the copy
+	assert.Equal(t, 2, strings.Count(strings.Join(again.Bodies(), "\n"), "fan one"),
+		"the entry and its copy, read again: %q", again.Bodies())
 }
