@@ -10,12 +10,21 @@ import (
 )
 
 // checkSources looks at the files being read: drained ones that are done,
-// stalled compressed ones, truncated or rewritten ones.
+// stalled compressed ones, truncated or rewritten ones. It collects the drained
+// ones for boundDeleted.
 func (t *Tracker) checkSources() {
+	clear(t.drained)
+	t.drained = t.drained[:0]
 	for _, f := range t.files {
 		df := f.src
 		if df == nil || f.done {
 			continue
+		}
+		if df.changed {
+			f.noteSize(df)
+		}
+		if f.draining {
+			t.drained = append(t.drained, f)
 		}
 		switch {
 		case f.stalled:
@@ -24,6 +33,7 @@ func (t *Tracker) checkSources() {
 			if f.kind == decompress.Plain {
 				if info, err := f.fd.Stat(); err == nil {
 					df.size = info.Size()
+					f.noteSize(df)
 				}
 				if !t.sameStart(f, f.fd, df.size) {
 					t.goneRewritten(f, df)

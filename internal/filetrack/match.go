@@ -180,6 +180,7 @@ func (t *Tracker) setSource(x *File, df *diskFile) {
 	x.src, x.key, x.kind = df, df.key, df.kind
 	x.path, x.resolved = df.path, df.resolved
 	x.draining, x.eof, x.truncated = false, false, false
+	x.noteSize(df)
 }
 
 const (

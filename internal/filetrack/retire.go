@@ -57,9 +57,6 @@ func (t *Tracker) forget() {
 	for _, df := range t.disk {
 		if df.ident != nil {
 			df.ident.lastSeen = t.poll
-			if df.role == roleSource {
-				df.ident.noteSize(df)
-			}
 		}
 	}
 	for id, f := range t.files {

@@ -144,6 +144,7 @@ type Tracker struct {
 	cands, out   []*File
 	compressed   []*File
 	finished     []*File
+	drained      []*File // checkSources' drained files, for boundDeleted
 	fpRaw, fpDec []byte
 	tailBuf      []byte
 	winA, winB   [checkWindow]byte

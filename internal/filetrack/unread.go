@@ -25,7 +25,7 @@ func (t *Tracker) boundDeleted() {
 		return
 	}
 	deleted, held := t.cands[:0], int64(0)
-	for _, f := range t.files {
+	for _, f := range t.drained {
 		if !f.draining || f.fd == nil || f.done || f.src == nil {
 			continue
 		}
@@ -73,7 +73,7 @@ func (t *Tracker) unreadOnDisk(f *File, df *diskFile) int64 {
 }
 
 // noteSize remembers the largest size seen of f's plain source, to tell at forget how much of
-// it was never read.
+// it was never read: when it becomes the source, and whenever its size changes.
 func (f *File) noteSize(df *diskFile) {
 	if df.kind == decompress.Plain {
 		f.seenSize = max(f.seenSize, df.size)
