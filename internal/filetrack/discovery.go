@@ -42,8 +42,9 @@ func (t *Tracker) scan() {
 	if t.opts.ExcludeOlderThan > 0 {
 		cutoff = time.Now().Add(-t.opts.ExcludeOlderThan).UnixNano()
 	}
-	for i := range t.listing {
-		e := &t.listing[i]
+	listing := t.selected() // ordering_criteria: the files chosen to be followed (ordering.go)
+	for i := range listing {
+		e := &listing[i]
 		switch {
 		case e.err != nil:
 			t.report(e.path, e.err)

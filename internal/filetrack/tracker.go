@@ -48,6 +48,12 @@ type Options struct {
 	// MaxLineSize cuts longer lines into pieces (see File.Split); 0 means
 	// unlimited.
 	MaxLineSize int
+	// Newline is what ends a line in the files' encoding (UTF-16's "\n\x00");
+	// nil means '\n'. Offsets and fingerprints stay in the files' bytes.
+	Newline []byte
+	// Ordering selects which listed files are followed (file_log's
+	// ordering_criteria); nil follows them all.
+	Ordering *Ordering
 	// DeleteAfterRead deletes a file once it is read to its end and all of it
 	// is committed.
 	DeleteAfterRead bool
@@ -189,6 +195,9 @@ func New(opts Options) (*Tracker, error) {
 	case opts.FullScanInterval < 0:
 		return nil, fmt.Errorf("filetrack: negative full scan interval %s", opts.FullScanInterval)
 	}
+	if err := opts.Ordering.validate(); err != nil {
+		return nil, err
+	}
 	if opts.Compression < decompress.Auto || opts.Compression > decompress.Zstd {
 		return nil, fmt.Errorf("filetrack: invalid compression %v", opts.Compression)
 	}
@@ -209,7 +218,7 @@ func New(opts Options) (*Tracker, error) {
 		watch:    newWatching(),
 	}
 	t.lines.New = func() any {
-		return linereader.New(nil, linereader.Options{MaxLineSize: opts.MaxLineSize})
+		return linereader.New(nil, linereader.Options{MaxLineSize: opts.MaxLineSize, Newline: opts.Newline})
 	}
 	return t, nil
 }
