@@ -128,6 +128,9 @@ func (b *batch) add(e *entry, rawBody, recordNumber bool) {
 	} else {
 		e.s.attrs.m.CopyTo(attrs)
 	}
+	if e.logtag != "" {
+		attrs.PutStr(attrLogTag, e.logtag)
+	}
 	b.marks = append(b.marks, mark{e.s, e.seq})
 	b.bytes += len(e.body) + e.s.attrs.bytes
 }

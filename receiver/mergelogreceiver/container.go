@@ -22,6 +22,9 @@ func (r *mergelogReceiver) containerLine(f *tailedFile, line []byte, start, end 
 		f.cut = cutLine{stream: l.Stream, at: l.Time, partial: l.Partial}
 	}
 	s := f.streams[l.Stream]
+	if s.logtags && !piece && !s.pieces.Pending() {
+		s.logtag = criTag(line, l.Partial)
+	}
 	if l.Stream == container.StreamNone {
 		if !piece || !r.compiled.join.Truncate {
 			s.add(l.Log, start, end, 0)
@@ -29,4 +32,18 @@ func (r *mergelogReceiver) containerLine(f *tailedFile, line []byte, start, end 
 		return
 	}
 	s.pieces.Add(l.Log, start, end, l.Time, l.Partial || f.piece)
+}
+
+// The attribute file_log's container operator gives each CRI entry: the runtime's tag.
+const attrLogTag = "logtag"
+
+// criTag is file_log's logtag of a line: P or F for a CRI line, none for Docker's.
+func criTag(line []byte, partial bool) string {
+	switch {
+	case len(line) > 0 && line[0] == '{':
+		return ""
+	case partial:
+		return "P"
+	}
+	return "F"
 }

@@ -22,6 +22,7 @@ type entry struct {
 	at       int64      // Unix nanoseconds; meaningful when timed
 	timed    bool
 	observed int64
+	logtag   string        // the native container operator's logtag attribute
 	out      *stanza.Entry // what the operators made of it
 	unmarked bool          // a copy made by a fan-out: no ledger entry of its own
 	shared   bool          // out may be another record's too (a fan-out): not recycled
@@ -43,6 +44,7 @@ func (r *mergelogReceiver) emitEntry(s *stream, text []byte, end int64) {
 	e := entry{s: s, seq: seq, start: first.Start, record: f.records, body: r.body.body(text), observed: r.read.observed}
 	if s.kind != container.StreamNone {
 		e.at, e.timed = first.At, true // the runtime's time, unless a timestamp section finds one
+		e.logtag = s.logtag
 	}
 	if p := r.compiled.parser; p != nil {
 		if at, ok := p.Parse(text); ok {
@@ -85,6 +87,9 @@ func (r *mergelogReceiver) stanzaEntry(e *entry) *stanza.Entry {
 	se.Attributes = e.s.attrs.m.AsRaw()
 	if r.out.numbers {
 		se.Attributes[attrRecordNumber] = e.record
+	}
+	if e.logtag != "" {
+		se.Attributes[attrLogTag] = e.logtag
 	}
 	if res := e.s.f.resource.attrs; res.Len() > 0 {
 		se.Resource = res.AsRaw()

@@ -116,7 +116,7 @@ func (r *mergelogReceiver) setAttrs(f *tailedFile) {
 		}
 	}
 	r.read.resources.release(f.resource)
-	f.resource = r.read.resources.of(f.path, r.cfg.container())
+	f.resource = r.read.resources.of(f.path, r.cfg.container(), nativeContainer(r.cfg.Operators))
 }
 
 // pending reports whether any stream of f holds bytes not yet emitted.

@@ -3,6 +3,7 @@ package mergelogreceiver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -67,8 +68,10 @@ func TestHelmPresetReceiverConfigLoads(t *testing.T) {
 	assert.True(t, *cfg.RetryOnFailure.Enabled)
 }
 
-// With operators: [{type: container}] the records are those of format: container: prefix
-// stripped, split lines joined, log.iostream, the pod's identity on the resource.
+// With operators: [{type: container}] the records are those of format: container (prefix
+// stripped, split lines joined, log.iostream, the pod's identity on the resource) as file_log's
+// container operator gives them: with the runtime's logtag of each line's first piece, and the
+// restart count as a string.
 func TestContainerOperatorIsFormatContainer(t *testing.T) {
 	records := func(t *testing.T, set func(*Config)) map[string]podRecord {
 		root := t.TempDir()
@@ -88,11 +91,15 @@ func TestContainerOperatorIsFormatContainer(t *testing.T) {
 		mustOperators(t, c, `[{type: container, id: container-parser, max_log_size: 102400}]`)
 	})
 	require.Len(t, viaOperator, 3)
+	tags := map[string]string{"hello": "F", "split line": "P", "bye": "F"}
 	for body, want := range viaFormat {
 		got, ok := viaOperator[body]
 		require.True(t, ok, "record %q", body)
+		want.resource[attrK8sRestartCount] = fmt.Sprint(want.resource[attrK8sRestartCount])
 		assert.Equal(t, want.resource, got.resource, body)
-		assert.Equal(t, want.lr.Attributes().AsRaw(), got.lr.Attributes().AsRaw(), body)
+		attrs := want.lr.Attributes().AsRaw()
+		attrs[attrLogTag] = tags[body]
+		assert.Equal(t, attrs, got.lr.Attributes().AsRaw(), body)
 		assert.Equal(t, want.lr.Timestamp(), got.lr.Timestamp(), body)
 	}
 	assert.Contains(t, viaOperator, "split line")

@@ -1,6 +1,8 @@
 package mergelogreceiver
 
 import (
+	"strconv"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/mergelog/otelcol-mergelog/internal/container"
@@ -34,8 +36,9 @@ func newResources(static pcommon.Map) resources {
 	return resources{static: &resourceGroup{attrs: static}, pods: map[container.Pod]*resourceGroup{}}
 }
 
-// of returns the group of a file at path and counts the file in it.
-func (rs *resources) of(path string, pods bool) *resourceGroup {
+// of returns the group of a file at path and counts the file in it; restartText gives the
+// restart count as a string, as file_log's container operator does.
+func (rs *resources) of(path string, pods, restartText bool) *resourceGroup {
 	if !pods {
 		return rs.static
 	}
@@ -51,7 +54,11 @@ func (rs *resources) of(path string, pods bool) *resourceGroup {
 		m.PutStr(attrK8sPodName, pod.Name)
 		m.PutStr(attrK8sPodUID, pod.UID)
 		m.PutStr(attrK8sContainer, pod.Container)
-		m.PutInt(attrK8sRestartCount, int64(pod.Restart))
+		if restartText {
+			m.PutStr(attrK8sRestartCount, strconv.Itoa(pod.Restart))
+		} else {
+			m.PutInt(attrK8sRestartCount, int64(pod.Restart))
+		}
 		g = &resourceGroup{attrs: m, key: pod}
 		rs.pods[pod] = g
 	}

@@ -20,10 +20,14 @@ type stream struct {
 	books  ledger.Stream // its entries not yet settled and its lines not yet in an entry
 	attrs  attrSet
 	pieces *container.Reassembler // with format container: the pieces of split lines
+	// With the native container operator, its entries carry file_log's logtag attribute: the
+	// runtime's tag of the first piece of their line (recombine keeps the first entry's).
+	logtags bool
+	logtag  string // of the line being joined; "" for Docker's lines, which have none
 }
 
 func (r *mergelogReceiver) newStream(f *tailedFile, kind container.Stream) *stream {
-	s := &stream{f: f, kind: kind}
+	s := &stream{f: f, kind: kind, logtags: kind != container.StreamNone && nativeContainer(r.cfg.Operators)}
 	s.joiner, _ = multiline.New(r.compiled.join, func(text []byte, end int64) { r.emitEntry(s, text, end) }) // compiled
 	if kind != container.StreamNone {
 		s.pieces = container.NewReassembler(r.compiled.join.MaxBytes, r.compiled.join.Truncate, s.add)
