@@ -81,14 +81,18 @@ func (g *generator) merge(size int64) (input, error) {
 	return count(filepath.Join(dir, "*.log"), paths, nil)
 }
 
-// pods is the CLF log as a container runtime writes it under /var/log/pods: each line behind a
-// CRI prefix, one line in ten on stderr, one in twenty split in two by the runtime (P, then F).
+// pods is the CLF log as a container runtime writes it under /var/log/pods (writeCRI).
 func (g *generator) pods(size int64) (input, error) {
 	src, err := g.clf(size)
 	if err != nil {
 		return input{}, err
 	}
-	dir := filepath.Join(g.data, fmt.Sprintf("pods-%dMB", size/1e6), "shop_cart-7d9f_0b7c-11ef", "server")
+	return g.podOf(src, fmt.Sprintf("pods-%dMB", size/1e6))
+}
+
+// podOf is the one-file input src as a pod's container log in the directory name.
+func (g *generator) podOf(src input, name string) (input, error) {
+	dir := filepath.Join(g.data, name, "shop_cart-7d9f_0b7c-11ef", "server")
 	path := filepath.Join(dir, "0.log")
 	if _, err := os.Stat(path); err != nil {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -103,7 +107,8 @@ func (g *generator) pods(size int64) (input, error) {
 	return in, err
 }
 
-// writeCRI writes each line of the file at from to path with a CRI prefix.
+// writeCRI writes each line of the file at from to path with a CRI prefix: one line in ten on
+// stderr, one in twenty split in two by the runtime (P, then F).
 func writeCRI(from, path string) error {
 	f, err := os.Open(from)
 	if err != nil {

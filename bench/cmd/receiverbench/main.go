@@ -4,6 +4,7 @@
 // and the Go heap's high-water mark.
 //
 //	cd bench && go run ./cmd/receiverbench -size 200 -runs 3
+//	cd bench && go run ./cmd/receiverbench -workloads operators -size 40 -runs 3 -big 0
 package main
 
 import (
@@ -34,7 +35,7 @@ func main() {
 	flag.IntVar(&o.sizeMB, "size", 200, "MB (10^6 bytes) of input per workload")
 	flag.IntVar(&o.bigMB, "big", 1024, "MB of the single mergelog runs that show the heap stays flat (0: skip)")
 	flag.IntVar(&o.runs, "runs", 3, "runs per receiver and workload, alternating; medians are reported")
-	flag.StringVar(&o.workloads, "workloads", "logtail,clf,merge,pods", "comma-separated subset of logtail, clf, merge, pods")
+	flag.StringVar(&o.workloads, "workloads", "logtail,clf,merge,pods", "comma-separated subset of logtail, clf, merge, pods, operators (issue 13's operator chains)")
 	flag.StringVar(&o.profiles, "cpuprofile", "", "directory for a CPU profile of each receiver's first run per workload")
 	flag.DurationVar(&o.timeout, "timeout", 10*time.Minute, "limit for one run")
 	flag.Parse()

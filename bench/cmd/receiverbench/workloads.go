@@ -64,6 +64,12 @@ func benchCases(gen *generator, size int64, workloads []string) ([]benchCase, er
 			theirs["operators"] = []any{map[string]any{"type": "container", "format": "containerd"}}
 			cases = append(cases, benchCase{name: "pod logs (CRI)", input: in, keys: ours, fileLog: theirs,
 				receivers: both})
+		case "operators":
+			ops, err := operatorCases(gen, size)
+			if err != nil {
+				return nil, err
+			}
+			cases = append(cases, ops...)
 		default:
 			return nil, fmt.Errorf("-workloads: unknown workload %q", w)
 		}
