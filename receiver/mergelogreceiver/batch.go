@@ -131,6 +131,9 @@ func (b *batch) add(e *entry, rawBody, recordNumber bool) {
 	if e.logtag != "" {
 		attrs.PutStr(attrLogTag, e.logtag)
 	}
+	if e.s.attrs.offsets {
+		attrs.PutInt(attrRecordOffset, e.start)
+	}
 	b.marks = append(b.marks, mark{e.s, e.seq})
 	b.bytes += len(e.body) + e.s.attrs.bytes
 }

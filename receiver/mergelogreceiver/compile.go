@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/mergelog/otelcol-mergelog/internal/decompress"
+	"github.com/mergelog/otelcol-mergelog/internal/filetrack"
 	"github.com/mergelog/otelcol-mergelog/internal/linestart"
 	"github.com/mergelog/otelcol-mergelog/internal/multiline"
 	"github.com/mergelog/otelcol-mergelog/internal/timestamp"
@@ -23,6 +24,8 @@ type compiled struct {
 	omitEnd     *linestart.Matcher // with omit_pattern: cut from the start of each entry's last line
 	parser      *timestamp.Parser  // nil without a timestamp section
 	compression decompress.Kind
+	coding      textCoding
+	ordering    *filetrack.Ordering // nil: every matched file is read
 	resource    pcommon.Map
 	attributes  pcommon.Map
 }
@@ -53,6 +56,12 @@ func (c *Config) compile() (*compiled, error) {
 	}
 	if p.compression, err = c.Compression.kind(); err != nil {
 		return nil, fmt.Errorf("compression: %w", err)
+	}
+	if p.coding, err = c.Encoding.coding(); err != nil {
+		return nil, fmt.Errorf("encoding: %w", err)
+	}
+	if p.ordering, err = c.OrderingCriteria.compile(); err != nil {
+		return nil, fmt.Errorf("ordering_criteria: %w", err)
 	}
 	return p, nil
 }

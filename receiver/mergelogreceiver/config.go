@@ -38,6 +38,10 @@ type Config struct {
 	IncludeFileNameResolved     bool `mapstructure:"include_file_name_resolved"`
 	IncludeFilePathResolved     bool `mapstructure:"include_file_path_resolved"`
 	IncludeFileRecordNumber     bool `mapstructure:"include_file_record_number"`
+	IncludeFileRecordOffset     bool `mapstructure:"include_file_record_offset"`
+	IncludeFileOwnerName        bool `mapstructure:"include_file_owner_name"`
+	IncludeFileOwnerGroupName   bool `mapstructure:"include_file_owner_group_name"`
+	IncludeFilePermissions      bool `mapstructure:"include_file_permissions"`
 
 	Compression     Compression       `mapstructure:"compression"`
 	DeleteAfterRead bool              `mapstructure:"delete_after_read"`
@@ -47,6 +51,13 @@ type Config struct {
 	Format          Format            `mapstructure:"format"`
 	// Operators are file_log's, decoded and run by stanza (see operators.go, chain.go).
 	Operators []operator.Config `mapstructure:"operators"`
+	// Header parses the lines at a file's start into attributes of all its records (header.go).
+	Header *HeaderConfig `mapstructure:"header"`
+	// OrderingCriteria selects which of the matched files are read (ordering.go).
+	OrderingCriteria OrderingConfig `mapstructure:"ordering_criteria"`
+	OnTruncate       OnTruncate     `mapstructure:"on_truncate"`
+	// FileLogTuning holds file_log's keys that have no effect in this design (inertkeys.go).
+	FileLogTuning `mapstructure:",squash"`
 
 	Timestamp      *TimestampConfig `mapstructure:"timestamp"`
 	Merge          MergeConfig      `mapstructure:"merge"`
@@ -137,6 +148,7 @@ func createDefaultConfig() component.Config {
 		MaxConcurrentFiles: 1024,
 		MaxDeletedBytes:    1 << 30,
 		Encoding:           EncodingUTF8,
+		OnTruncate:         OnTruncateIgnore,
 		ForceFlushPeriod:   500 * time.Millisecond,
 		IncludeFileName:    true,
 		Compression:        CompressionAuto,
@@ -208,7 +220,13 @@ func (c *Config) Validate() error {
 	if c.DeleteAfterRead && c.StartAt != StartAtBeginning {
 		errs.add("delete_after_read", "requires start_at: beginning")
 	}
+	if c.Header != nil && c.StartAt != StartAtBeginning {
+		errs.add("header", "requires start_at: beginning (as in file_log: a header is read from a file's start)")
+	}
 	errs.check("format", c.Format.validate())
+	errs.check("on_truncate", c.OnTruncate.validate())
+	c.validateTuning(&errs)
+	c.validateOwnership(&errs)
 	if err := validateOperators(c.Operators); err != nil {
 		errs = append(errs, err)
 	}

@@ -74,6 +74,7 @@ func TestConfigFull(t *testing.T) {
 		Attributes:                  map[string]string{"team": "payments"},
 		Resource:                    map[string]string{"service.name": "checkout"},
 		Format:                      "container",
+		OnTruncate:                  OnTruncateIgnore,
 		Multiline: MultilineConfig{
 			LineStartPattern:    `\d{4}-\d{2}-\d{2}`,
 			LineContinuePattern: `\s`,
@@ -91,7 +92,7 @@ func TestConfigFull(t *testing.T) {
 func TestConfigInvalidNamesTheKey(t *testing.T) {
 	for name, key := range map[string]string{
 		"bad_regex":                     "multiline: line_start_pattern",
-		"unknown_key":                   "ordering_criteria",
+		"unknown_key":                   "read_from",
 		"negative_size":                 "max_log_size",
 		"negative_batch_bytes":          "batch: max_bytes",
 		"merge_without_timestamp":       "merge.enabled",

@@ -108,7 +108,12 @@ func (d *delivery) deliver(f *flight, tel *receiverTelemetry) error {
 // settle marks one entry of s as done with; commit then moves its file's checkpoint over it.
 func (d *delivery) settle(s *stream, seq ledger.Seq) {
 	s.books.Entries.Settle(seq)
-	if f := s.f; !f.touched {
+	d.touch(s.f)
+}
+
+// touch has f's checkpoint moved at the next commit, as far as its ledger allows.
+func (d *delivery) touch(f *tailedFile) {
+	if !f.touched {
 		f.touched = true
 		d.touched = append(d.touched, f)
 	}

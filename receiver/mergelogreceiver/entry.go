@@ -91,6 +91,9 @@ func (r *mergelogReceiver) stanzaEntry(e *entry) *stanza.Entry {
 	if e.logtag != "" {
 		se.Attributes[attrLogTag] = e.logtag
 	}
+	if e.s.attrs.offsets {
+		se.Attributes[attrRecordOffset] = e.start
+	}
 	if res := e.s.f.resource.attrs; res.Len() > 0 {
 		se.Resource = res.AsRaw()
 	}

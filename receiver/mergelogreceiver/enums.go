@@ -34,30 +34,6 @@ const (
 func (b *LogSizeBehavior) UnmarshalText(text []byte) error { return unmarshalEnum(text, b) }
 func (b LogSizeBehavior) validate() error                  { return oneOf(b, BehaviorSplit, BehaviorTruncate) }
 
-// Encoding is how a body is made of an entry's bytes: utf-8 (invalid bytes become U+FFFD),
-// utf-8-raw (bytes kept as they are) or nop (the body is a Bytes value).
-type Encoding string
-
-const (
-	EncodingUTF8 Encoding = "utf-8"
-	EncodingRaw  Encoding = "utf-8-raw"
-	EncodingNop  Encoding = "nop"
-)
-
-// UnmarshalText accepts utf8 for utf-8, as file_log does.
-func (e *Encoding) UnmarshalText(text []byte) error {
-	if strings.EqualFold(string(text), "utf8") {
-		*e = EncodingUTF8
-		return nil
-	}
-	return unmarshalEnum(text, e)
-}
-
-func (e Encoding) validate() error { return oneOf(e, EncodingUTF8, "utf8", EncodingRaw, EncodingNop) }
-
-// validUTF8 reports whether bodies must be valid UTF-8.
-func (e Encoding) validUTF8() bool { return e == EncodingUTF8 || e == "utf8" }
-
 // Format is how a line is read: text (as it is) or container (a container runtime's line, CRI
 // or Docker json-file, whose prefix is stripped and whose split lines are joined).
 type Format string

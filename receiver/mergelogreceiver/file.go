@@ -30,6 +30,7 @@ type tailedFile struct {
 	streams   []*stream                  // one, or with format container one per output stream
 	parser    *container.Parser          // with format container
 	input     *mergewindow.Input[uint32] // nil without merge
+	header    *fileHeader                // with a header section: what it gave, whether it is still read
 	resource  *resourceGroup
 	attrs     attrSet   // static and log.file.* attributes, copied into each record
 	path      string    // the path attrs were built for
@@ -49,12 +50,20 @@ type tailedFile struct {
 
 // attrSet is a set of record attributes and their size, for batch.max_bytes.
 type attrSet struct {
-	m     pcommon.Map
-	bytes int
+	m       pcommon.Map
+	bytes   int  // of m and of the attributes each record adds
+	offsets bool // include_file_record_offset: each record gets its offset in the file
 }
 
-func newAttrSet(m pcommon.Map, extra int) attrSet {
-	a := attrSet{m: m, bytes: extra}
+// newAttrSet is the attributes m of a file's records, with the size of those each record adds.
+func (r *mergelogReceiver) newAttrSet(m pcommon.Map) attrSet {
+	a := attrSet{m: m, offsets: r.cfg.IncludeFileRecordOffset}
+	if r.cfg.IncludeFileRecordNumber {
+		a.bytes += len(attrRecordNumber) + 8
+	}
+	if a.offsets {
+		a.bytes += len(attrRecordOffset) + 8
+	}
 	m.Range(func(k string, v pcommon.Value) bool {
 		a.bytes += len(k) + len(v.Str())
 		return true
@@ -76,6 +85,7 @@ func (r *mergelogReceiver) newTailedFile(file *filetrack.File, now time.Time) *t
 	if r.merge != nil {
 		f.input = r.merge.window.AddInput()
 	}
+	r.startHeader(f)
 	r.setAttrs(f)
 	return f
 }
@@ -101,18 +111,18 @@ func (r *mergelogReceiver) setAttrs(f *tailedFile) {
 			m.PutStr(attrFilePathResolved, resolved)
 		}
 	}
-	extra := 0
-	if r.cfg.IncludeFileRecordNumber {
-		extra = len(attrRecordNumber) + 8
+	if r.cfg.wantsOwnership() {
+		r.putOwnership(m, f.path)
 	}
-	f.attrs = newAttrSet(m, extra)
+	f.putHeader(m)
+	f.attrs = r.newAttrSet(m)
 	for _, s := range f.streams {
 		s.attrs = f.attrs
 		if s.kind != container.StreamNone {
 			sm := pcommon.NewMap()
 			m.CopyTo(sm)
 			sm.PutStr(attrIOStream, s.kind.String())
-			s.attrs = newAttrSet(sm, extra)
+			s.attrs = r.newAttrSet(sm)
 		}
 	}
 	r.read.resources.release(f.resource)

@@ -19,8 +19,9 @@ type reading struct {
 	cursor      int           // the file of order the read round is at
 	resources   resources
 	nextPoll    time.Time
-	pollOverdue bool  // reading stops until the next poll
-	observed    int64 // ObservedTimestamp of the entries being read
+	pollOverdue bool         // reading stops until the next poll
+	observed    int64        // ObservedTimestamp of the entries being read
+	decoder     *lineDecoder // encodings other than UTF-8: lines to UTF-8; nil otherwise
 }
 
 // pollDue reports whether a poll is due before reading on: a read round that outlasts
@@ -147,6 +148,9 @@ func (r *mergelogReceiver) readFile(f *tailedFile) (more bool) {
 
 // line hands one line taken from f, which ends at end, to its stream.
 func (r *mergelogReceiver) line(f *tailedFile, line []byte, end int64) {
+	if r.read.decoder != nil {
+		line = r.read.decoder.decode(line) // cut at the encoded newline, then decoded
+	}
 	piece := f.piece
 	f.piece = f.file.Split()
 	if !piece {
@@ -155,6 +159,9 @@ func (r *mergelogReceiver) line(f *tailedFile, line []byte, end int64) {
 	f.readEnd = end
 	if !f.piece {
 		f.lineEnd = end
+	}
+	if f.header != nil && f.header.open && r.headerLine(f, line) {
+		return // a header line: parsed into the file's attributes, not a record
 	}
 	// The pieces of a line cut at max_log_size are held as the whole line: an offset is
 	// committed at a line end only, so after a crash a cut line is read again from its start.

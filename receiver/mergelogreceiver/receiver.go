@@ -30,11 +30,12 @@ type mergelogReceiver struct {
 	compiled *compiled
 	body     bodyRules
 
-	read  reading
-	merge *mergeStage // nil without merge
-	chain *chain      // nil without operators run by stanza
-	out   delivery
-	tel   receiverTelemetry
+	read   reading
+	merge  *mergeStage   // nil without merge
+	chain  *chain        // nil without operators run by stanza
+	header *headerParser // nil without a header section
+	out    delivery
+	tel    receiverTelemetry
 
 	ctx      context.Context // the run goroutine's; the drain's at Shutdown
 	stopping bool            // a delivery was interrupted by Shutdown: read and send nothing more
@@ -80,6 +81,11 @@ func newReceiver(set receiver.Settings, cfg *Config, next consumer.Logs) (*merge
 // reads and delivers.
 func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error {
 	r.warnIgnoredRetryKeys()
+	header, err := newHeaderParser(r.cfg.Header, r.set.TelemetrySettings)
+	if err != nil {
+		return err
+	}
+	r.header = header
 	tracker, err := filetrack.New(filetrack.Options{
 		Include:            r.cfg.Include,
 		Exclude:            r.cfg.Exclude,
@@ -89,6 +95,8 @@ func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error
 		MaxConcurrentFiles: r.cfg.MaxConcurrentFiles,
 		Compression:        r.compiled.compression,
 		MaxLineSize:        r.cfg.maxLineSize(),
+		Newline:            r.compiled.coding.newline,
+		Ordering:           r.compiled.ordering,
 		DeleteAfterRead:    r.cfg.DeleteAfterRead,
 		Watch:              r.cfg.Watch.Enabled,
 		FullScanInterval:   r.cfg.Watch.FullScanInterval,
@@ -108,7 +116,8 @@ func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error
 			return errors.Join(err, client.Close(ctx), tracker.Close())
 		}
 	}
-	r.read = reading{tracker: tracker, files: map[uint64]*tailedFile{}, resources: newResources(r.compiled.resource)}
+	r.read = reading{tracker: tracker, files: map[uint64]*tailedFile{}, resources: newResources(r.compiled.resource),
+		decoder: r.compiled.coding.lineDecoder()}
 	r.out.batch = newBatch(r.cfg.Batch.MaxRecords)
 	inFlight := r.cfg.Batch.MaxInFlight
 	if r.cfg.Merge.Enabled {
@@ -226,6 +235,9 @@ func earliest(a, b time.Time) time.Time {
 // finish delivers what was built, checkpoints and closes everything (at Shutdown).
 func (r *mergelogReceiver) finish(ctx context.Context) {
 	r.stopChain()
+	if err := r.header.stop(); err != nil {
+		r.set.Logger.Warn("Stopping the header's operators failed", zap.Error(err))
+	}
 	r.ctx, r.stopping = ctx, false
 	r.out.finishing, r.out.parked = true, false // a parked batch goes out with the drain
 	if r.merge != nil {
