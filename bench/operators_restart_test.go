@@ -96,14 +96,7 @@ func TestOperatorsRestartGraceful(t *testing.T) {
 	log := filepath.Join(dir, "app.log")
 	text, _ := chainLog(0, before)
 	testkit.AppendFile(t, log, text)
-	slow := &testkit.LogsSink{Answer: func(ctx context.Context, _ int, _ plog.Logs) error {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(5 * time.Millisecond):
-			return nil
-		}
-	}}
+	slow := slowSink(5 * time.Millisecond)
 	host := storageHost(t, dir)
 	r := start(t, rig.Mergelog, chainKeys(dir), slow, host)
 	testkit.WaitUntil(t, 20*time.Second, "the first 500 records", func() bool { return slow.RecordCount() >= 500 })
@@ -250,16 +243,7 @@ var _ storage.Extension = (*freezableStorage)(nil)
 
 func startFreezableStorage(t *testing.T, dir string) *freezableStorage {
 	t.Helper()
-	ext, err := rig.StartFileStorage(t.Context(), filepath.Join(dir, "storage"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := ext.Shutdown(context.Background()); err != nil {
-			t.Error(err)
-		}
-	})
-	return &freezableStorage{Extension: ext}
+	return &freezableStorage{Extension: startStorage(t, dir)}
 }
 
 func (f *freezableStorage) GetClient(ctx context.Context, kind component.Kind, id component.ID, name string) (storage.Client, error) {

@@ -15,6 +15,7 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/mergelog/otelcol-mergelog/bench/internal/rig"
@@ -54,6 +55,12 @@ func restartKeys(dir string) map[string]any {
 // storageHost starts a file_storage extension over dir/storage, stopped when the test ends.
 func storageHost(t *testing.T, dir string) component.Host {
 	t.Helper()
+	return rig.Host{rig.FileStorageID: startStorage(t, dir)}
+}
+
+// startStorage starts a file_storage extension over dir/storage, stopped when the test ends.
+func startStorage(t *testing.T, dir string) extension.Extension {
+	t.Helper()
 	ext, err := rig.StartFileStorage(t.Context(), filepath.Join(dir, "storage"))
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +70,20 @@ func storageHost(t *testing.T, dir string) component.Host {
 			t.Error(err)
 		}
 	})
-	return rig.Host{rig.FileStorageID: ext}
+	return ext
+}
+
+// slowSink accepts each batch after delay; like an exporter, it gives a batch up when the
+// receiver cancels the call.
+func slowSink(delay time.Duration) *testkit.LogsSink {
+	return &testkit.LogsSink{Answer: func(ctx context.Context, _ int, _ plog.Logs) error {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(delay):
+			return nil
+		}
+	}}
 }
 
 // lines returns the numbered lines [from, to) of the test log, of varied lengths.
@@ -82,15 +102,7 @@ func TestRestartGraceful(t *testing.T) {
 	log := filepath.Join(dir, "app.log")
 	testkit.AppendFile(t, log, testkit.Text(lines(0, before)))
 
-	// Slow, and like an exporter it gives up a batch when the receiver cancels the call.
-	slow := &testkit.LogsSink{Answer: func(ctx context.Context, _ int, _ plog.Logs) error {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(5 * time.Millisecond):
-			return nil
-		}
-	}}
+	slow := slowSink(5 * time.Millisecond)
 	host := storageHost(t, dir)
 	r := start(t, rig.Mergelog, restartKeys(dir), slow, host)
 	testkit.WaitUntil(t, 20*time.Second, "the first 500 records", func() bool { return slow.RecordCount() >= 500 })
