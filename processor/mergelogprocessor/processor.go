@@ -211,6 +211,8 @@ func (p *mergelogProcessor) shutdown(ctx context.Context) error {
 	}
 	out.end()
 	p.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, shutdownDeliveryTimeout)
+	defer cancel()
 	p.deliver(ctx, ctx.Done())
 	if left := p.queue.records(); left > 0 {
 		if p.store != nil {
@@ -227,6 +229,11 @@ func (p *mergelogProcessor) shutdown(ctx context.Context) error {
 	}
 	return nil
 }
+
+// shutdownDeliveryTimeout bounds how long shutdown tries to deliver what is held: the
+// collector shuts down without a deadline, and a backend that is down would otherwise hold
+// shutdown forever. With storage what is left is replayed at the next start.
+const shutdownDeliveryTimeout = 15 * time.Second
 
 // errStopping refuses records that arrive while the processor shuts down.
 var errStopping = errors.New("mergelog processor: shutting down")

@@ -268,3 +268,25 @@ func TestOutputGroupedByResource(t *testing.T) {
 	// 10 20 | 30 | 40 | 50
 	assert.Equal(t, []string{"node-a", "node-b", "node-a", "node-b"}, runs)
 }
+
+// Timestamps far in the future or the past, and clocks behind: every record goes out (by
+// max_delay at the latest), those behind what went out at once and counted late, none dropped,
+// each source's in its own order. A source a year ahead then makes the others late: counted.
+func TestBadTimestamps(t *testing.T) {
+	h := startHarness(t, testConfig(), &testkit.LogsSink{}, nil)
+	h.open("web", "node-a", "node-b", "node-c")
+	const year = 365 * 24 * 3600 * 1000
+	h.send("web", "node-a", 10, year, year+1) // a clock a year ahead from its second record on
+	h.send("web", "node-b", -5*60*1000, 20)   // five minutes behind, then right
+	h.send("web", "node-c", -year, 30)        // a year behind, then right
+	assert.Equal(t, bodies("node-b@-300000 node-c@-31536000000 node-a@10 node-b@20"), h.delivered())
+	h.clock.advance(time.Second)
+	h.tick()
+	assert.Equal(t, bodies("node-b@-300000 node-c@-31536000000 node-a@10 node-b@20 node-c@30 node-a@31536000000 node-a@31536000001"),
+		h.delivered())
+	assert.EqualValues(t, 2, h.sum("records_late"))
+	h.send("web", "node-b", 40)
+	assert.Len(t, h.delivered(), 8, "behind node-a's year: late, out at once")
+	assert.EqualValues(t, 3, h.sum("records_late"))
+	assert.Zero(t, h.held())
+}
