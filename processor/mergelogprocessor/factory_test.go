@@ -85,3 +85,12 @@ func TestStartUnknownStorage(t *testing.T) {
 	err = p.Start(context.Background(), testkit.HostWith(id, notStorage))
 	assert.ErrorContains(t, err, `storage: extension "file_storage/missing" is not a storage extension`)
 }
+
+// Records that come after shutdown began are refused, not held where nothing would send them.
+func TestConsumeAfterShutdownRefused(t *testing.T) {
+	p, err := NewFactory().CreateLogs(context.Background(), processortest.NewNopSettings(metadata.Type), createDefaultConfig(), consumertest.NewNop())
+	require.NoError(t, err)
+	require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, p.Shutdown(context.Background()))
+	assert.ErrorIs(t, p.ConsumeLogs(context.Background(), batch("web", "node-a", 10)), errStopping)
+}

@@ -120,6 +120,11 @@ func (p *mergelogProcessor) consume(ctx context.Context, ld plog.Logs) (plog.Log
 	if ld.LogRecordCount() == 0 {
 		return ld, processorhelper.ErrSkipProcessingData
 	}
+	select {
+	case <-p.stop: // nothing would deliver them any more
+		return ld, errStopping
+	default:
+	}
 	if err := p.queue.waitForSpace(ctx, p.cfg.MaxHeld, p.stop); err != nil {
 		return ld, err
 	}
