@@ -95,6 +95,15 @@ include_file_permissions: true`},
 storage: file_storage
 include_file_record_offset: true
 include_file_record_number: true`, appends: map[string]string{"a.log": "four\nfive\n", "b.log": "2024 w\n"}},
+		{name: "EXPR attributes and resource", files: map[string]string{"a.log": "ERROR one\nINFO two\n"}, keys: `
+attributes:
+  team: payments
+  home: 'EXPR(env("HOME"))'
+  kind: 'level-EXPR(body matches "^ERROR" ? "error" : "other")'
+resource:
+  host: 'EXPR(env("HOME") + "/host")'
+operators:
+  - {type: add, field: attributes.copy, value: 'EXPR(attributes.kind)'}`},
 		{name: "tuning keys, on_truncate", files: map[string]string{"a.log": "one\ntwo\n"}, keys: `
 initial_buffer_size: 1KiB
 max_batches: 1

@@ -110,6 +110,18 @@ func (b *batch) add(e *entry, rawBody, recordNumber bool) {
 		return
 	}
 	lr := b.recordsOf(e.s.f.resource).AppendEmpty()
+	if e.native {
+		e.rec.MoveTo(lr)
+	} else {
+		fillRecord(lr, e, rawBody, recordNumber)
+	}
+	b.marks = append(b.marks, mark{e.s, e.seq})
+	b.bytes += len(e.body) + e.s.attrs.bytes
+}
+
+// fillRecord makes lr e's record: body, timestamps, attributes (the stream's, then the
+// record's own).
+func fillRecord(lr plog.LogRecord, e *entry, rawBody, recordNumber bool) {
 	if rawBody {
 		// FromRaw copies: the arena's bytes are only read.
 		lr.Body().SetEmptyBytes().FromRaw(unsafe.Slice(unsafe.StringData(e.body), len(e.body)))
@@ -131,9 +143,7 @@ func (b *batch) add(e *entry, rawBody, recordNumber bool) {
 	if e.logtag != "" {
 		attrs.PutStr(attrLogTag, e.logtag)
 	}
-	if e.s.attrs.offsets {
-		attrs.PutInt(attrRecordOffset, e.start)
+	if e.s.attrs.perRecord {
+		e.s.attrs.putPerRecord(attrs, e)
 	}
-	b.marks = append(b.marks, mark{e.s, e.seq})
-	b.bytes += len(e.body) + e.s.attrs.bytes
 }

@@ -3,7 +3,6 @@ package mergelogreceiver
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -27,7 +26,7 @@ type compiled struct {
 	coding      textCoding
 	ordering    *filetrack.Ordering // nil: every matched file is read
 	resource    pcommon.Map
-	attributes  pcommon.Map
+	attributes  configValues
 }
 
 // compile compiles every part of c; an error names its key.
@@ -38,8 +37,13 @@ func (c *Config) compile() (*compiled, error) {
 			MaxBytes: c.logSize(),
 			Truncate: c.MaxLogSizeBehavior == BehaviorTruncate,
 		},
-		resource:   staticMap(c.Resource),
-		attributes: staticMap(c.Attributes),
+	}
+	var err error
+	if p.attributes, err = compileAttributes(c.Attributes); err != nil {
+		return nil, fmt.Errorf("attributes: %w", err)
+	}
+	if p.resource, err = compileResource(c.Resource, p.attributes); err != nil {
+		return nil, fmt.Errorf("resource: %w", err)
 	}
 	patterns, err := c.Multiline.compile()
 	if err != nil {
@@ -112,21 +116,6 @@ func (t *TimestampConfig) compile() (*timestamp.Parser, error) {
 		return nil, fmt.Errorf("%s: %w", ce.Field, ce.Err)
 	}
 	return parser, err
-}
-
-// staticMap turns a config map into attributes, in key order so that records are reproducible.
-func staticMap(kv map[string]string) pcommon.Map {
-	m := pcommon.NewMap()
-	keys := make([]string, 0, len(kv))
-	for k := range kv {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	m.EnsureCapacity(len(keys))
-	for _, k := range keys {
-		m.PutStr(k, kv[k])
-	}
-	return m
 }
 
 // runtimePrefixRoom is what a container runtime's line may add to the log it carries (the

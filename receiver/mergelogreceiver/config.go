@@ -227,6 +227,7 @@ func (c *Config) Validate() error {
 	errs.check("on_truncate", c.OnTruncate.validate())
 	c.validateTuning(&errs)
 	c.validateOwnership(&errs)
+	c.validateValues(&errs)
 	if err := validateOperators(c.Operators); err != nil {
 		errs = append(errs, err)
 	}

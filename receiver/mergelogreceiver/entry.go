@@ -3,6 +3,8 @@ package mergelogreceiver
 import (
 	"time"
 
+	"go.opentelemetry.io/collector/pdata/plog"
+
 	stanza "github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/entry"
 
 	"github.com/mergelog/otelcol-mergelog/internal/container"
@@ -24,6 +26,8 @@ type entry struct {
 	observed int64
 	logtag   string        // the native container operator's logtag attribute
 	out      *stanza.Entry // what the operators made of it
+	rec      plog.LogRecord // with native, what the fast chain made of it
+	native   bool
 	unmarked bool          // a copy made by a fan-out: no ledger entry of its own
 	shared   bool          // out may be another record's too (a fan-out): not recycled
 }
@@ -91,8 +95,8 @@ func (r *mergelogReceiver) stanzaEntry(e *entry) *stanza.Entry {
 	if e.logtag != "" {
 		se.Attributes[attrLogTag] = e.logtag
 	}
-	if e.s.attrs.offsets {
-		se.Attributes[attrRecordOffset] = e.start
+	if e.s.attrs.perRecord {
+		e.s.attrs.putPerRecordRaw(se.Attributes, e)
 	}
 	if res := e.s.f.resource.attrs; res.Len() > 0 {
 		se.Resource = res.AsRaw()

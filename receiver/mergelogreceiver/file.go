@@ -50,14 +50,21 @@ type tailedFile struct {
 
 // attrSet is a set of record attributes and their size, for batch.max_bytes.
 type attrSet struct {
-	m       pcommon.Map
-	bytes   int  // of m and of the attributes each record adds
-	offsets bool // include_file_record_offset: each record gets its offset in the file
+	m         pcommon.Map
+	bytes     int           // of m and of the attributes each record adds
+	perRecord bool          // records get attributes of their own (see putPerRecord)
+	offsets   bool          // include_file_record_offset: each record gets its offset in the file
+	values    *configValues // attributes whose expressions read the entry
 }
 
 // newAttrSet is the attributes m of a file's records, with the size of those each record adds.
 func (r *mergelogReceiver) newAttrSet(m pcommon.Map) attrSet {
 	a := attrSet{m: m, offsets: r.cfg.IncludeFileRecordOffset}
+	if vs := &r.compiled.attributes; len(vs.perEntry) > 0 {
+		a.values = vs
+		a.bytes += 16 * len(vs.perEntry)
+	}
+	a.perRecord = a.offsets || a.values != nil
 	if r.cfg.IncludeFileRecordNumber {
 		a.bytes += len(attrRecordNumber) + 8
 	}
@@ -95,7 +102,7 @@ func (r *mergelogReceiver) newTailedFile(file *filetrack.File, now time.Time) *t
 func (r *mergelogReceiver) setAttrs(f *tailedFile) {
 	f.path = f.file.Path()
 	m := pcommon.NewMap()
-	r.compiled.attributes.CopyTo(m)
+	r.compiled.attributes.static.CopyTo(m)
 	if r.cfg.IncludeFileName {
 		m.PutStr(attrFileName, f.file.Name())
 	}
@@ -157,4 +164,25 @@ func (f *tailedFile) committable() ledger.Commit {
 		s.need(&c)
 	}
 	return c
+}
+
+// putPerRecord adds to m the attributes of e's record alone: its offset, and the attributes
+// whose expressions read the entry.
+func (a *attrSet) putPerRecord(m pcommon.Map, e *entry) {
+	if a.offsets {
+		m.PutInt(attrRecordOffset, e.start)
+	}
+	if a.values != nil {
+		a.values.render(e.body, m.PutStr)
+	}
+}
+
+// putPerRecordRaw is putPerRecord for the stanza entry the operators get.
+func (a *attrSet) putPerRecordRaw(m map[string]any, e *entry) {
+	if a.offsets {
+		m[attrRecordOffset] = e.start
+	}
+	if a.values != nil {
+		a.values.render(e.body, func(k, v string) { m[k] = v })
+	}
 }
