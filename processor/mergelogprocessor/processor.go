@@ -3,6 +3,7 @@ package mergelogprocessor // import "github.com/mergelog/otelcol-mergelog/proces
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -81,35 +82,54 @@ func (p *mergelogProcessor) start(ctx context.Context, host component.Host) erro
 			return err
 		}
 		p.store = newBatchStore(client, p.logger)
-		if err := p.replay(ctx); err != nil {
-			return errors.Join(err, p.store.close(ctx))
-		}
 	}
-	p.started = true
 	ticks, stopTicker := p.ticks, func() {}
 	if ticks == nil {
 		ticker := time.NewTicker(p.cfg.ReleaseInterval)
 		ticks, stopTicker = ticker.C, ticker.Stop
 	}
+	// Delivery runs before the replay, which so waits for space as ConsumeLogs does: a large
+	// backlog in storage is replayed at the next consumer's pace, not into memory at once.
 	go p.run(ticks, stopTicker)
+	p.started = true
+	if p.store != nil {
+		if err := p.replay(ctx); err != nil {
+			close(p.stop)
+			<-p.done
+			p.started = false
+			return errors.Join(err, p.store.close(ctx))
+		}
+	}
 	return nil
 }
 
-// replay takes back the records the last run stored and did not see accepted, as arrivals now.
+// replay takes back, oldest first, the records the last run stored and did not see accepted,
+// as arrivals now, one batch at a time.
 func (p *mergelogProcessor) replay(ctx context.Context) error {
-	batches, err := p.store.restore(ctx)
+	from, to, err := p.store.restore(ctx)
 	if err != nil {
 		return err
 	}
-	n := 0
-	for _, b := range batches {
-		n += b.ld.LogRecordCount()
-		p.take(b.ld, b.seq)
+	records, batches := 0, 0
+	for seq := from; seq < to; seq++ {
+		ld, ok, err := p.store.load(ctx, seq)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		if err := p.queue.waitForSpace(ctx, p.cfg.MaxHeld, p.stop); err != nil {
+			return fmt.Errorf("storage: replaying: %w", err)
+		}
+		records += ld.LogRecordCount()
+		batches++
+		p.take(ld, seq)
 	}
-	if n > 0 {
-		p.tel.replayed(n)
-		p.logger.Info("Replaying the records the last run held or had not delivered",
-			zap.Int("records", n), zap.Int("batches", len(batches)))
+	if records > 0 {
+		p.tel.replayed(records)
+		p.logger.Info("Replayed the records the last run held or had not delivered",
+			zap.Int("records", records), zap.Int("batches", batches))
 	}
 	return nil
 }

@@ -36,7 +36,10 @@ type batchStore struct {
 	low     uint64
 	pending map[uint64]int // stored batch → its records the next consumer has not accepted
 	order   []uint64       // the stored batches, oldest first (some may be settled already)
-	marshal plog.ProtoMarshaler
+	// [unread, unreadEnd) are the last run's batches not read back yet: lowKey must not pass
+	// them while the replay goes on, or a crash then would skip them.
+	unread, unreadEnd uint64
+	marshal           plog.ProtoMarshaler
 }
 
 func newBatchStore(client storage.Client, logger *zap.Logger) *batchStore {
@@ -59,49 +62,51 @@ func storageClient(ctx context.Context, host component.Host, id, self component.
 	return client, nil
 }
 
-// storedBatch is a batch read back at start.
-type storedBatch struct {
-	seq uint64
-	ld  plog.Logs
-}
-
-// restore reads back, oldest first, the batches the last run stored and did not settle.
-func (s *batchStore) restore(ctx context.Context) ([]storedBatch, error) {
+// restore reads the bounds of what the last run may have stored: the batches [from, to), to
+// be read back with load, in order, before anything is appended.
+func (s *batchStore) restore(ctx context.Context) (from, to uint64, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	low, err := s.counter(ctx, lowKey)
 	if err != nil {
-		return nil, err
+		return 0, 0, err
 	}
 	next, err := s.counter(ctx, nextKey)
 	if err != nil {
-		return nil, err
+		return 0, 0, err
 	}
 	s.low, s.next = max(low, 1), max(next, 1)
-	var out []storedBatch
-	var unmarshal plog.ProtoUnmarshaler
-	for seq := s.low; seq < s.next; seq++ {
-		data, err := s.client.Get(ctx, keyOf(seq))
-		if err != nil {
-			return nil, fmt.Errorf("storage: reading %q: %w", keyOf(seq), err)
-		}
-		if data == nil {
-			continue // settled
-		}
-		ld, err := unmarshal.UnmarshalLogs(data)
-		if err != nil {
-			// It cannot be replayed; keeping it would only fail every start again.
-			s.logger.Error("A stored batch cannot be decoded; it is deleted", zap.String("key", keyOf(seq)), zap.Error(err))
-			if err := s.client.Delete(ctx, keyOf(seq)); err != nil {
-				return nil, fmt.Errorf("storage: deleting %q: %w", keyOf(seq), err)
-			}
-			continue
-		}
-		s.pending[seq] = ld.LogRecordCount()
-		s.order = append(s.order, seq)
-		out = append(out, storedBatch{seq, ld})
+	s.unread, s.unreadEnd = s.low, s.next
+	return s.low, s.next, nil
+}
+
+// load reads back stored batch seq, if it is still there (false if it was settled), and counts
+// it as pending again. The lock is not held while the caller replays it, so that delivery can
+// settle meanwhile.
+func (s *batchStore) load(ctx context.Context, seq uint64) (plog.Logs, bool, error) {
+	data, err := s.client.Get(ctx, keyOf(seq))
+	if err != nil {
+		return plog.Logs{}, false, fmt.Errorf("storage: reading %q: %w", keyOf(seq), err)
 	}
-	return out, nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.unread = seq + 1
+	if data == nil {
+		return plog.Logs{}, false, nil // settled
+	}
+	var unmarshal plog.ProtoUnmarshaler
+	ld, err := unmarshal.UnmarshalLogs(data)
+	if err != nil {
+		// It cannot be replayed; keeping it would only fail every start again.
+		s.logger.Error("A stored batch cannot be decoded; it is deleted", zap.String("key", keyOf(seq)), zap.Error(err))
+		if err := s.client.Delete(ctx, keyOf(seq)); err != nil {
+			return plog.Logs{}, false, fmt.Errorf("storage: deleting %q: %w", keyOf(seq), err)
+		}
+		return plog.Logs{}, false, nil
+	}
+	s.pending[seq] = ld.LogRecordCount()
+	s.order = append(s.order, seq)
+	return ld, true, nil
 }
 
 func (s *batchStore) counter(ctx context.Context, key string) (uint64, error) {
@@ -165,6 +170,9 @@ func (s *batchStore) settle(ctx context.Context, runs []storedRun) {
 	low := s.next
 	if len(s.order) > 0 {
 		low = s.order[0]
+	}
+	if s.unread < s.unreadEnd {
+		low = min(low, s.unread)
 	}
 	if low != s.low {
 		ops = append(ops, storage.SetOperation(lowKey, encodeCounter(low)))

@@ -89,3 +89,32 @@ func TestStoredUntilAccepted(t *testing.T) {
 	require.Len(t, h.delivered(), 3)
 	assert.Equal(t, []string{"batches.low", "batches.next"}, mem.Keys())
 }
+
+// A backlog in storage larger than max_held is replayed at the next consumer's pace (start
+// waits for space as ConsumeLogs does, the stream sheds beyond max_held), and everything comes
+// out, in order.
+func TestReplayLargerThanMaxHeld(t *testing.T) {
+	mem := testkit.NewMemStorage()
+	refuse := &testkit.LogsSink{Answer: func(context.Context, int, plog.Logs) error { return errors.New("backend gone") }}
+	cfg, host := withStorage(testConfig(), mem)
+	h := startHarness(t, cfg, refuse, host)
+	for i := range 10 {
+		h.send("web", "node-a", 10*i, 10*i+5)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	h.shutdown(ctx)
+
+	cfg2, host2 := withStorage(testConfig(), mem)
+	cfg2.MaxHeld = 3
+	sink := &testkit.LogsSink{}
+	h2 := startHarness(t, cfg2, sink, host2)
+	assert.EqualValues(t, 20, h2.sum("records_replayed"))
+	h2.clock.advance(time.Second)
+	h2.tick()
+	order := h2.delivered()
+	require.Len(t, order, 20)
+	assert.Equal(t, "node-a@0", order[0])
+	assert.Equal(t, "node-a@95", order[19])
+	assert.Equal(t, []string{"batches.low", "batches.next"}, mem.Keys())
+}
