@@ -60,6 +60,7 @@ func BenchmarkReceiver(b *testing.B) {
 		setup   func(*Config)
 	}{
 		{"plain", 1, lines, lineFiles(1, clf), func(*Config) {}},
+		{"plain-utf16le", 1, lines, encodedAs(utf16LE, lineFiles(1, clf)), func(c *Config) { c.Encoding = "utf-16le" }},
 		{"multiline", 1, lines / 5, lineFiles(1, func(f, i int) string {
 			if i%5 == 0 {
 				return fmt.Sprintf("2024-01-01 00:00:%02d ERROR request %d failed", i%60, i)

@@ -1,6 +1,7 @@
 package mergelogreceiver
 
 import (
+	"io"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -99,5 +100,29 @@ func encoder(enc encoding.Encoding) func(string) string {
 			panic(err)
 		}
 		return b
+	}
+}
+
+var utf16LE = unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM)
+
+// encodedAs makes a file writer write in enc (for BenchmarkReceiver).
+func encodedAs(enc encoding.Encoding, write func(f int, w io.Writer)) func(f int, w io.Writer) {
+	return func(f int, w io.Writer) {
+		tw := transform.NewWriter(w, enc.NewEncoder())
+		write(f, tw)
+		if err := tw.Close(); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// BenchmarkLineDecoder is the cost a decoded encoding adds per line.
+func BenchmarkLineDecoder(b *testing.B) {
+	line := []byte(encoder(utf16LE)(`10.0.1.2 - - [01/Jan/2024:00:00:01 +0000] "GET /api/items/1 HTTP/1.1" 200 512 "-" "bench/1.0"`))
+	d := textCoding{charset: utf16LE}.lineDecoder()
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	for b.Loop() {
+		d.decode(line)
 	}
 }
