@@ -106,6 +106,14 @@
 // least recently go first, and idle ones are closed before busy ones. A plain
 // file is reopened at its offset after its fingerprint is verified again.
 //
+// # Selection
+//
+// With Options.Ordering (file_log's ordering_criteria) each poll follows only
+// the listed paths it selects, chosen before anything is read: the paths its
+// regexp matches, per group, sorted and cut to the first TopN. A file that
+// leaves the selection is treated as one no longer seen: read to its end if
+// its descriptor is open, then finished.
+//
 // # Forgetting
 //
 // An identity none of whose files has been seen for forgetPolls polls, and

@@ -21,6 +21,10 @@ type FileLogTuning struct {
 	// SkipUnmodifiedFiles makes file_log skip opening files whose modification time did not
 	// change; here a file whose size and modification time did not change is never read again.
 	SkipUnmodifiedFiles bool `mapstructure:"skip_unmodified_files"`
+	// ID and Type name file_log's input operator inside its own stanza pipeline (file_input);
+	// here there is no such operator to name.
+	ID   string `mapstructure:"id"`
+	Type string `mapstructure:"type"`
 }
 
 // validateTuning checks what file_log checks of these keys.

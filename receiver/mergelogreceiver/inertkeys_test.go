@@ -49,6 +49,8 @@ acquire_fs_lock: true
 file_cache_advise: true
 on_truncate: read_new
 skip_unmodified_files: true
+id: file_input
+type: file_input
 header:
   pattern: '^#'
   metadata_operators: [ { type: regex_parser, regex: '^#(?P<h>.*)' } ]
