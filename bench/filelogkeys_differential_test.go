@@ -10,8 +10,8 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/featuregate"
-	"golang.org/x/text/encoding/unicode"
 	yaml "go.yaml.in/yaml/v3"
+	"golang.org/x/text/encoding/unicode"
 
 	"github.com/mergelog/otelcol-mergelog/bench/internal/rig"
 	"github.com/mergelog/otelcol-mergelog/internal/testkit"

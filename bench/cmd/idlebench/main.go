@@ -61,11 +61,9 @@ func main() {
 	trickle := flag.String("trickle", "", "internal: write the trickle into the files of this directory")
 	flag.Parse()
 	if *trickle != "" {
-		if err := writeTrickle(*trickle); err != nil {
-			fmt.Fprintln(os.Stderr, "idlebench trickle:", err)
-			os.Exit(1)
-		}
-		return
+		// It writes until it is killed: it returns only with an error.
+		fmt.Fprintln(os.Stderr, "idlebench trickle:", writeTrickle(*trickle))
+		os.Exit(1)
 	}
 	for _, f := range strings.Split(*files, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -90,12 +88,16 @@ type result struct {
 
 func run(o options) error {
 	var results []result
+	root, err := os.MkdirTemp("", "idlebench-")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.RemoveAll(root) }() // a temporary directory: left behind at worst
 	for _, n := range o.files {
-		dir, err := os.MkdirTemp("", "idlebench-")
-		if err != nil {
+		dir := filepath.Join(root, strconv.Itoa(n))
+		if err := os.Mkdir(dir, 0o755); err != nil {
 			return err
 		}
-		defer func() { _ = os.RemoveAll(dir) }() // a temporary directory: left behind at worst
 		if err := makeFiles(dir, n); err != nil {
 			return err
 		}
@@ -179,17 +181,19 @@ func measure(o options, v variant, dir string, n int, profile string) (idle, tri
 
 // cpuPercent sleeps for d and returns this process's CPU time meanwhile, in percent of d. With
 // profile set, it writes a CPU profile of the window to profile-window.pprof.
-func cpuPercent(d time.Duration, profile, window string) (float64, error) {
+func cpuPercent(d time.Duration, profile, window string) (pct float64, err error) {
 	if profile != "" {
 		f, err := os.Create(profile + "-" + window + ".pprof")
 		if err != nil {
 			return 0, err
 		}
-		defer f.Close()
 		if err := pprof.StartCPUProfile(f); err != nil {
-			return 0, err
+			return 0, errors.Join(err, f.Close())
 		}
-		defer pprof.StopCPUProfile()
+		defer func() {
+			pprof.StopCPUProfile()
+			err = errors.Join(err, f.Close())
+		}()
 	}
 	cpu0, wall0 := cpuTime(), time.Now()
 	time.Sleep(d)
