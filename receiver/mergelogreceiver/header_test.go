@@ -110,3 +110,24 @@ func TestHeaderBadConfigNamesTheKey(t *testing.T) {
 		})
 	}
 }
+
+// TestHeaderOfCompressedFileAfterRestart: the header of a gzip file read on after a restart
+// (a member appended meanwhile) is decoded again from the file's start.
+func TestHeaderOfCompressedFileAfterRestart(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.log")
+	testkit.WriteFile(t, path, string(testkit.Compress(t, testkit.Gzip, []byte("#site=berlin\n1,one\n"))))
+	cfg := testConfig(dir)
+	require.NoError(t, withKeys(t, cfg, csvHeader))
+	cfg, host := withStorage(cfg, newMemStorage())
+	s := &testkit.LogsSink{}
+	r := startReceiver(t, cfg, s, host)
+	assert.Equal(t, []string{"1,one"}, s.WaitForBodies(t, 1))
+	require.NoError(t, r.Shutdown(t.Context()))
+
+	testkit.AppendFile(t, path, string(testkit.Compress(t, testkit.Gzip, []byte("2,two\n"))))
+	s2 := &testkit.LogsSink{}
+	startReceiver(t, cfg, s2, host)
+	assert.Equal(t, []string{"2,two"}, s2.WaitForBodies(t, 1))
+	assert.Equal(t, map[string]any{"site": "berlin", attrFileName: "a.log"}, logRecords(s2)[0].Attributes().AsRaw())
+}
