@@ -3,12 +3,15 @@ package mergelogprocessor
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/processor/processortest"
@@ -17,92 +20,145 @@ import (
 	"github.com/mergelog/otelcol-mergelog/processor/mergelogprocessor/internal/metadata"
 )
 
-// BenchmarkMerge is the target case: 50 sources of one merge key, 200-byte bodies,
-// batches of 1000 records from one source each, the sources taking turns over one second of
-// record time per round, so that each round's records are released by the watermarks; with and
-// without storage (in memory: what is measured is the processor's own cost). With
-// interleave=record the sources' records alternate in time, so each output record is a
-// resource run of its own (the worst case: a resource copied per record); with
-// interleave=batch each batch has its own slice of the second, one run per batch. One op is
-// one batch; records/s is over the benchmark's wall time, which includes delivery to the (nop)
-// next consumer on the processor's goroutine (run with -cpu 1 for one core).
+// The target case: 50 sources (nodes) of one merge key, 200-byte bodies, batches of
+// 1000 records from one source each.
+const (
+	benchSources  = 50
+	benchPerBatch = 1000
+	// benchFlush is how often each node's agent sends a batch: 1000 records/s per node.
+	benchFlush = time.Second
+	// benchStagger is the gap between two nodes' sends: the agents are not in step, so the
+	// sends are spread evenly over each second.
+	benchStagger = benchFlush / benchSources
+)
+
+// BenchmarkMerge runs the processor as a gateway sees 50 nodes on one wall clock: node s sends
+// at s×20 ms past each second the records of the second before, and the processor's (fake)
+// clock and release timer follow the sends. So each arrival's watermark releases about one
+// batch worth of records (the 20 ms the slowest node has now covered), as in steady state at a
+// real gateway, and the stream holds about one second of records.
+//
+// With shape=interleaved each node logs at its own random instants over the whole second, so
+// the nodes' records interleave in time and almost every output record is a resource run of
+// its own (the case the target is about); with shape=runs each node logs only in the 20 ms
+// before its send, so each batch comes out as one run. One op is one batch; records/s is over
+// the benchmark's wall time, which includes delivery to the next consumer (counting, nothing
+// more) on the processor's goroutine, waited for at the end (run with -cpu 1 for one core).
+// runs/record is the output's resource runs per record.
 func BenchmarkMerge(b *testing.B) {
 	for _, c := range []struct {
 		stored      bool
 		interleaved bool
 	}{{false, true}, {true, true}, {false, false}} {
-		stored := c.stored
-		b.Run(fmt.Sprintf("storage=%v/interleave=%s", stored, map[bool]string{true: "record", false: "batch"}[c.interleaved]), func(b *testing.B) {
-			const sources, perBatch = 50, 1000
-			cfg := createDefaultConfig().(*Config)
-			host := componenttest.NewNopHost()
-			if stored {
-				_, host = withStorage(cfg, testkit.NewMemStorage())
-			}
-			p, err := newMergelogProcessor(processortest.NewNopSettings(metadata.Type), cfg, consumertest.NewNop())
-			if err != nil {
-				b.Fatal(err)
-			}
-			clock := &fakeClock{}
-			p.now = clock.now
-			p.ticks = make(chan time.Time)
-			proc, err := p.asProcessor(processortest.NewNopSettings(metadata.Type))
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := proc.Start(context.Background(), host); err != nil {
-				b.Fatal(err)
-			}
-			defer func() { _ = proc.Shutdown(context.Background()) }()
-
-			body := strings.Repeat("x", 200)
-			round := make([]plog.Logs, sources)
-			ctx := context.Background()
-			// Round 0 opens the stream; its first max_delay passes on the fake clock, which then
-			// stands still: what follows is released by the watermarks alone.
-			for s := range round {
-				if err := proc.ConsumeLogs(ctx, benchBatch(s, 0, perBatch, body, c.interleaved)); err != nil {
-					b.Fatal(err)
-				}
-			}
-			clock.advance(cfg.MaxDelay)
-			p.tick()
-			b.ReportAllocs()
-			b.ResetTimer()
-			for op := 0; op < b.N; op += sources {
-				b.StopTimer()
-				for s := range round {
-					round[s] = benchBatch(s, 1+op/sources, perBatch, body, c.interleaved)
-				}
-				b.StartTimer()
-				for _, ld := range round {
-					if err := proc.ConsumeLogs(ctx, ld); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-			b.StopTimer()
-			b.ReportMetric(float64(b.N)*perBatch/b.Elapsed().Seconds(), "records/s")
+		shape := map[bool]string{true: "interleaved", false: "runs"}[c.interleaved]
+		b.Run(fmt.Sprintf("storage=%v/shape=%s", c.stored, shape), func(b *testing.B) {
+			benchmarkMerge(b, c.stored, c.interleaved)
 		})
 	}
 }
 
-// benchBatch is source's batch of round r: n records spread over second r of record time,
-// or, not interleaved, over the source's 20 ms of it.
-func benchBatch(source, r, n int, body string, interleaved bool) plog.Logs {
+func benchmarkMerge(b *testing.B, stored, interleaved bool) {
+	cfg := createDefaultConfig().(*Config)
+	host := componenttest.NewNopHost()
+	if stored {
+		_, host = withStorage(cfg, testkit.NewMemStorage())
+	}
+	var runs, records atomic.Int64
+	next, err := consumer.NewLogs(func(_ context.Context, ld plog.Logs) error {
+		runs.Add(int64(ld.ResourceLogs().Len()))
+		records.Add(int64(ld.LogRecordCount()))
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := newMergelogProcessor(processortest.NewNopSettings(metadata.Type), cfg, next)
+	if err != nil {
+		b.Fatal(err)
+	}
+	clock := &fakeClock{}
+	clock.ns.Store(base.UnixNano())
+	p.now = clock.now
+	p.ticks = make(chan time.Time) // ticked below, on the clock the sends follow
+	proc, err := p.asProcessor(processortest.NewNopSettings(metadata.Type))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := proc.Start(context.Background(), host); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = proc.Shutdown(context.Background()) }()
+
+	ctx := context.Background()
+	body := strings.Repeat("x", 200)
+	rng := rand.New(rand.NewPCG(1, 2))
+	round := make([]plog.Logs, benchSources)
+	lastTick := time.Duration(0)
+	// send hands the processor round r of every node, each at its instant.
+	send := func(r int) {
+		for s, ld := range round {
+			at := time.Duration(r)*benchFlush + time.Duration(s)*benchStagger
+			clock.ns.Store(base.Add(at).UnixNano())
+			for ; lastTick+cfg.ReleaseInterval <= at; lastTick += cfg.ReleaseInterval {
+				p.tick()
+			}
+			if err := proc.ConsumeLogs(ctx, ld); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	build := func(r int) {
+		for s := range round {
+			round[s] = benchBatch(rng, s, r, body, interleaved)
+		}
+	}
+	// The stream's first max_delay releases only by max_delay, and one more round brings it to
+	// its steady state: not measured.
+	warmup := int(cfg.MaxDelay/benchFlush) + 2
+	for r := 1; r <= warmup; r++ {
+		build(r)
+		send(r)
+	}
+	runs.Store(0)
+	records.Store(0)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for op := 0; op < b.N; op += benchSources {
+		b.StopTimer()
+		build(warmup + 1 + op/benchSources)
+		b.StartTimer()
+		send(warmup + 1 + op/benchSources)
+	}
+	for p.queue.records() > 0 { // what was released is delivered
+		runtime.Gosched()
+	}
+	b.StopTimer()
+	n := (b.N + benchSources - 1) / benchSources * benchSources * benchPerBatch
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "records/s")
+	b.ReportMetric(float64(runs.Load())/float64(records.Load()), "runs/record")
+}
+
+// benchBatch is node source's batch sent in round r: its records of the second before its
+// send, in time order, at random instants (interleaved), or over the 20 ms before the send.
+func benchBatch(rng *rand.Rand, source, r int, body string, interleaved bool) plog.Logs {
 	ld := plog.NewLogs()
 	rl := ld.ResourceLogs().AppendEmpty()
 	rl.Resource().Attributes().PutStr("service.name", "web")
 	rl.Resource().Attributes().PutStr("k8s.node.name", fmt.Sprintf("node-%d", source))
 	recs := rl.ScopeLogs().AppendEmpty().LogRecords()
-	recs.EnsureCapacity(n)
-	start, span := base.Add(time.Duration(r)*time.Second), time.Second
-	if !interleaved {
-		start, span = start.Add(time.Duration(source)*20*time.Millisecond), 20*time.Millisecond
+	recs.EnsureCapacity(benchPerBatch)
+	end := base.Add(time.Duration(r)*benchFlush + time.Duration(source)*benchStagger)
+	span := benchStagger
+	if interleaved {
+		span = benchFlush
 	}
-	for i := range n {
+	// One slot of the span per record, at a random instant within it: in order within the
+	// node, interleaved with the other nodes.
+	slot := span / benchPerBatch
+	for i := range benchPerBatch {
 		lr := recs.AppendEmpty()
-		lr.SetTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Duration(i) * span / time.Duration(n))))
+		at := end.Add(-span + time.Duration(i)*slot + time.Duration(rng.Int64N(int64(slot))))
+		lr.SetTimestamp(pcommon.NewTimestampFromTime(at))
 		lr.Body().SetStr(body)
 	}
 	return ld
