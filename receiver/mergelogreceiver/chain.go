@@ -46,6 +46,7 @@ type chain struct {
 	first    operator.Operator
 	out      *terminal
 	failures *atomic.Int64 // entries an operator failed on (its on_error handled them)
+	fast     *fastChain    // the operators run on the record itself (fastops.go), without stanza
 
 	holding  bool          // some operator emits after Process returned
 	bound    time.Duration // holdBound
@@ -98,6 +99,9 @@ func newChain(cfg *Config, set component.TelemetrySettings) (*chain, error) {
 		return nil, nil
 	}
 	failures := &atomic.Int64{}
+	if fast := newFastChain(ops, cfg.Encoding == EncodingNop, set.Logger); fast != nil {
+		return &chain{fast: fast, failures: failures}, nil
+	}
 	set.Logger = zap.New(&failureCounter{Core: set.Logger.Core(), failures: failures})
 	out, err := newTerminal(set)
 	if err != nil {
@@ -122,6 +126,14 @@ func newChain(cfg *Config, set component.TelemetrySettings) (*chain, error) {
 	return c, nil
 }
 
+// start starts stanza's operators; a fast chain has nothing to start.
+func (c *chain) start() error {
+	if c == nil || c.fast != nil {
+		return nil
+	}
+	return c.pipe.Start(nil)
+}
+
 // settlesByTime reports whether entries settle only once holdBound has passed: holding
 // operators whose groups may mix files, or that a fan-out feeds or follows.
 func (c *chain) settlesByTime() bool {
@@ -130,7 +142,7 @@ func (c *chain) settlesByTime() bool {
 
 // woken is signalled when entries came out of the chain; nil (never) without a chain.
 func (c *chain) woken() <-chan struct{} {
-	if c == nil {
+	if c == nil || c.fast != nil {
 		return nil
 	}
 	return c.out.wake
@@ -140,6 +152,10 @@ func (c *chain) woken() <-chan struct{} {
 // on it; what comes out goes on to the merge or the batch.
 func (r *mergelogReceiver) toChain(e *entry) {
 	c := r.chain
+	if c.fast != nil {
+		r.toFastChain(e)
+		return
+	}
 	se := r.stanzaEntry(e)
 	f := e.s.f
 	c.last = f
@@ -273,6 +289,10 @@ func (r *mergelogReceiver) chainRound(now time.Time) {
 		r.collect()
 		r.expire(now.UnixNano())
 	}
+	if c.fast != nil {
+		c.failures.Add(c.fast.failed)
+		c.fast.failed = 0
+	}
 	if n := c.failures.Swap(0); n > 0 {
 		r.tel.builder.ReceiverMergelogOperatorErrors.Add(context.Background(), n, r.tel.self)
 	}
@@ -282,7 +302,7 @@ func (r *mergelogReceiver) chainRound(now time.Time) {
 // inside, and what did not come out was dropped or merged.
 func (r *mergelogReceiver) stopChain() {
 	c := r.chain
-	if c == nil {
+	if c == nil || c.fast != nil {
 		return
 	}
 	if err := c.pipe.Stop(); err != nil {

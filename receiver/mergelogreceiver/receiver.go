@@ -132,10 +132,8 @@ func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error
 	r.cancel = cancel
 	r.drain = make(chan context.Context, 1)
 	r.done = make(chan struct{})
-	if r.chain != nil {
-		if err := r.chain.pipe.Start(nil); err != nil {
-			return err
-		}
+	if err := r.chain.start(); err != nil {
+		return err
 	}
 	go r.run(runCtx)
 	return nil

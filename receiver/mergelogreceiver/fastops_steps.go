@@ -1,0 +1,307 @@
+package mergelogreceiver
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	stanza "github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/entry"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator/helper"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator/parser/jsonparser"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator/parser/regex"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator/parser/severity"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator/parser/timeparser"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator/transformer/add"
+	copyop "github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator/transformer/copy"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator/transformer/move"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator/transformer/remove"
+)
+
+// The errors of the fast steps: only that there is one matters (on_error), as in stanza.
+var (
+	errFastNoField   = errors.New("field does not exist")
+	errFastNotString = errors.New("value is not a string")
+	errFastNoMatch   = errors.New("regex pattern does not match")
+)
+
+// fastStepOf returns the fast step of an operator's config with its transformer options, when
+// the operator and the options it has are covered.
+func fastStepOf(b operator.Builder) (fastStep, helper.TransformerConfig, bool) {
+	switch c := b.(type) {
+	case *jsonparser.Config:
+		step, ok := parserStepOf(c.ParserConfig, jsonValues{})
+		return step, c.TransformerConfig, ok && !c.ParseInts
+	case *regex.Config:
+		re, err := regexp.Compile(c.Regex)
+		if err != nil || c.Cache.Size > 0 {
+			return nil, c.TransformerConfig, false
+		}
+		step, ok := parserStepOf(c.ParserConfig, regexValues{re: re, names: re.SubexpNames()})
+		return step, c.TransformerConfig, ok
+	case *severity.Config:
+		sev, ok := fastSeverityOf(&c.SeverityConfig)
+		return sev, c.TransformerConfig, ok
+	case *timeparser.Config:
+		t, ok := fastTimeOf(&c.TimeParser)
+		return t, c.TransformerConfig, ok
+	case *move.Config:
+		from, ok := fastFieldOf(c.From)
+		to, ok2 := fastFieldOf(c.To)
+		return moveStep{from: from, to: to}, c.TransformerConfig, ok && ok2
+	case *copyop.Config:
+		from, ok := fastFieldOf(c.From)
+		to, ok2 := fastFieldOf(c.To)
+		return copyStep{from: from, to: to}, c.TransformerConfig, ok && ok2
+	case *remove.Config:
+		// A nil field is `attributes` or `resource` as a whole, not covered.
+		if c.Field.FieldInterface == nil {
+			return nil, c.TransformerConfig, false
+		}
+		f, ok := fastFieldOf(c.Field.Field)
+		return removeStep{f}, c.TransformerConfig, ok
+	case *add.Config:
+		f, ok := fastFieldOf(c.Field)
+		if s, isStr := c.Value.(string); !ok || c.Value == nil || isStr && strings.HasPrefix(s, "EXPR(") && strings.HasSuffix(s, ")") {
+			return nil, c.TransformerConfig, false
+		}
+		v := pcommon.NewValueEmpty()
+		if err := v.FromRaw(c.Value); err != nil {
+			return nil, c.TransformerConfig, false
+		}
+		return addStep{field: f, value: v}, c.TransformerConfig, true
+	}
+	return nil, helper.TransformerConfig{}, false
+}
+
+// parserStep is stanza's ParserOperator around a parse of a string into attributes: from
+// parse_from (the body or a top-level attribute) to the attributes, then its timestamp and
+// severity; their errors come after both were tried, the attributes set either way.
+type parserStep struct {
+	from   fastField
+	values valueParser
+	time   *fastTime
+	sev    *fastSeverity
+}
+
+// valueParser merges what it parses of a string into the attributes.
+type valueParser interface {
+	parseInto(c *fastChain, s string, attrs pcommon.Map) error
+}
+
+// parserStepOf covers parse_from body or attributes.<key>, parse_to attributes, timestamp
+// and severity from such fields; not body:, trace or scope_name.
+func parserStepOf(p helper.ParserConfig, values valueParser) (*parserStep, bool) {
+	from, ok := fastFieldOf(p.ParseFrom)
+	if !ok || p.ParseTo.String() != stanza.NewAttributeField().String() || p.BodyField != nil ||
+		p.TraceParser != nil || p.ScopeNameParser != nil {
+		return nil, false
+	}
+	step := &parserStep{from: from, values: values}
+	if p.TimeParser != nil {
+		if step.time, ok = fastTimeOf(p.TimeParser); !ok {
+			return nil, false
+		}
+	}
+	if p.SeverityConfig != nil {
+		if step.sev, ok = fastSeverityOf(p.SeverityConfig); !ok {
+			return nil, false
+		}
+	}
+	return step, true
+}
+
+func (p *parserStep) run(c *fastChain, lr plog.LogRecord) error {
+	v, ok := p.from.get(lr)
+	if !ok {
+		return errFastNoField
+	}
+	if v.Type() != pcommon.ValueTypeStr {
+		return errFastNotString
+	}
+	if err := p.values.parseInto(c, v.Str(), lr.Attributes()); err != nil {
+		return err
+	}
+	var timeErr, sevErr error
+	if p.time != nil {
+		timeErr = p.time.run(c, lr)
+	}
+	if p.sev != nil {
+		sevErr = p.sev.run(c, lr)
+	}
+	if timeErr != nil {
+		return timeErr
+	}
+	return sevErr
+}
+
+type jsonValues struct{}
+
+func (jsonValues) parseInto(c *fastChain, s string, attrs pcommon.Map) error {
+	return c.json.parseInto(s, attrs)
+}
+
+// regexValues are regex_parser's: each named group's match, "" when it did not take part.
+type regexValues struct {
+	re    *regexp.Regexp
+	names []string
+}
+
+func (r regexValues) parseInto(_ *fastChain, s string, attrs pcommon.Map) error {
+	m := r.re.FindStringSubmatchIndex(s)
+	if m == nil {
+		return errFastNoMatch
+	}
+	for i, name := range r.names {
+		if i == 0 || name == "" {
+			continue
+		}
+		v := ""
+		if m[2*i] >= 0 {
+			v = s[m[2*i]:m[2*i+1]]
+		}
+		attrs.PutStr(name, v)
+	}
+	return nil
+}
+
+// fastTime is a timestamp parse (time_parser, or a parser's timestamp): stanza's own
+// TimeParser (layout types, locations, time_zone_locations, the year of yearless layouts) on
+// the value, handed to it as the body of a scratch entry.
+type fastTime struct {
+	from   fastField
+	parser helper.TimeParser
+}
+
+func fastTimeOf(t *helper.TimeParser) (*fastTime, bool) {
+	if t.ParseFrom == nil || t.LayoutType == helper.NativeKey {
+		return nil, false
+	}
+	from, ok := fastFieldOf(*t.ParseFrom)
+	if !ok {
+		return nil, false
+	}
+	ft := &fastTime{from: from, parser: *t}
+	body := stanza.NewBodyField()
+	ft.parser.ParseFrom = &body
+	return ft, ft.parser.Validate() == nil
+}
+
+func (t *fastTime) run(c *fastChain, lr plog.LogRecord) error {
+	v, ok := t.from.get(lr)
+	if !ok {
+		return errFastNoField
+	}
+	c.scratch.Body = v.AsRaw()
+	if err := t.parser.Parse(c.scratch); err != nil {
+		return err
+	}
+	// ConvertEntries leaves a zero time unset.
+	if ts := c.scratch.Timestamp; ts.IsZero() {
+		lr.SetTimestamp(0)
+	} else {
+		lr.SetTimestamp(pcommon.NewTimestampFromTime(ts))
+	}
+	return nil
+}
+
+// fastSeverity is a severity parse (severity_parser, or a parser's severity): stanza's own
+// SeverityParser (presets, mapping, overwrite_text) on the value, as fastTime's.
+type fastSeverity struct {
+	from   fastField
+	parser helper.SeverityParser
+}
+
+func fastSeverityOf(s *helper.SeverityConfig) (*fastSeverity, bool) {
+	if s.ParseFrom == nil {
+		return nil, false
+	}
+	from, ok := fastFieldOf(*s.ParseFrom)
+	if !ok {
+		return nil, false
+	}
+	cfg := *s
+	body := stanza.NewBodyField()
+	cfg.ParseFrom = &body
+	p, err := cfg.Build(component.TelemetrySettings{})
+	return &fastSeverity{from: from, parser: p}, err == nil
+}
+
+func (s *fastSeverity) run(c *fastChain, lr plog.LogRecord) error {
+	v, ok := s.from.get(lr)
+	if !ok {
+		return errFastNoField
+	}
+	c.scratch.Body = v.AsRaw()
+	if err := s.parser.Parse(c.scratch); err != nil {
+		return err
+	}
+	// Stanza's severities are pdata's numbers; ConvertEntries names one without a text.
+	sev, text := c.scratch.Severity, c.scratch.SeverityText
+	if text == "" && sev != stanza.Default {
+		text = sev.String()
+	}
+	lr.SetSeverityNumber(plog.SeverityNumber(sev))
+	lr.SetSeverityText(text)
+	return nil
+}
+
+// moveStep is move: the value taken out of from, then set at to.
+type moveStep struct{ from, to fastField }
+
+func (m moveStep) run(c *fastChain, lr plog.LogRecord) error {
+	v, ok := m.from.get(lr)
+	if !ok {
+		return errFastNoField
+	}
+	v.CopyTo(c.tmp)
+	if m.from.body {
+		c.empty.CopyTo(lr.Body())
+	} else {
+		lr.Attributes().Remove(m.from.key)
+	}
+	m.to.set(lr, c.tmp)
+	return nil
+}
+
+// copyStep is copy: from's value set at to as well.
+type copyStep struct{ from, to fastField }
+
+func (m copyStep) run(c *fastChain, lr plog.LogRecord) error {
+	v, ok := m.from.get(lr)
+	if !ok {
+		return errFastNoField
+	}
+	v.CopyTo(c.tmp)
+	m.to.set(lr, c.tmp)
+	return nil
+}
+
+// removeStep is remove: the body becomes empty, an attribute goes (an error when missing).
+type removeStep struct{ field fastField }
+
+func (m removeStep) run(c *fastChain, lr plog.LogRecord) error {
+	if m.field.body {
+		c.empty.CopyTo(lr.Body())
+		return nil
+	}
+	if !lr.Attributes().Remove(m.field.key) {
+		return errFastNoField
+	}
+	return nil
+}
+
+// addStep is add with a static value (not EXPR(…)).
+type addStep struct {
+	field fastField
+	value pcommon.Value
+}
+
+func (a addStep) run(_ *fastChain, lr plog.LogRecord) error {
+	a.field.set(lr, a.value)
+	return nil
+}
