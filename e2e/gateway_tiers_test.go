@@ -173,53 +173,29 @@ func lateCount(m metrics) float64 {
 	return m.sum("otelcol_processor_mergelog_records_late_total") + m.sum("otelcol_processor_mergelog_records_late")
 }
 
-// TestGatewayTiers is issue 15's end-to-end run without Kafka: three agent processes, each
-// reading one node's web and db access logs written in its own time zone, merge their node by
-// time and send through load_balancing (by service.name) to two gateway processes, which merge
-// the nodes with the mergelog processor (file_storage) into file exporters. Every line comes
-// out, each service at one gateway, in UTC order except what the gateway counted late; then
-// the gateway that has data is SIGKILLed while more is written, restarted, and nothing is lost.
-func TestGatewayTiers(t *testing.T) {
-	needCollector(t)
-	dir := t.TempDir()
-	const perHalf = 300
-	want := map[string]bool{}
-	for node := range 3 {
-		for _, svc := range []string{"web", "db"} {
-			for _, id := range tierLines(t, dir, node, svc, 0, perHalf) {
-				want[id] = true
-			}
+// countLines reads the gateways' output files: how often each line (its request path) came
+// out, and each file's records.
+func countLines(t *testing.T, files ...string) (map[string]int, [][]plog.LogRecord) {
+	t.Helper()
+	n := map[string]int{}
+	var all [][]plog.LogRecord
+	for _, f := range files {
+		recs := readRecords(t, f)
+		all = append(all, recs)
+		for _, lr := range recs {
+			n[requestPath(lr)]++
 		}
 	}
-	gwPorts, promPorts := []int{freePort(t), freePort(t)}, []int{freePort(t), freePort(t)}
-	outs := []string{filepath.Join(dir, "gw-0", "out.jsonl"), filepath.Join(dir, "gw-1", "out.jsonl")}
-	gws := make([]*collector, 2)
-	for i := range gws {
-		cfg := testkit.WriteFile(t, filepath.Join(dir, fmt.Sprintf("gw-%d", i), "config.yaml"),
-			tierGatewayConfig(filepath.Join(dir, fmt.Sprintf("gw-%d", i)), gwPorts[i], promPorts[i], outs[i]))
-		gws[i] = startCollector(t, cfg)
-	}
-	for node := range 3 {
-		startCollector(t, testkit.WriteFile(t, filepath.Join(dir, fmt.Sprintf("agent-%d.yaml", node)),
-			tierAgentConfig(dir, fmt.Sprintf("node-%d", node), gwPorts)))
-	}
-	count := func(files ...string) (map[string]int, [][]plog.LogRecord) {
-		n := map[string]int{}
-		var all [][]plog.LogRecord
-		for _, f := range files {
-			recs := readRecords(t, f)
-			all = append(all, recs)
-			for _, lr := range recs {
-				n[requestPath(lr)]++
-			}
-		}
-		return n, all
-	}
-	testkit.WaitUntil(t, time.Minute, "every line of the first half at the gateways", func() bool {
-		n, _ := count(outs...)
-		return len(n) == len(want)
-	})
-	n, byFile := count(outs...)
+	return n, all
+}
+
+// checkTierOutputs checks the gateways' outputs once every line is out: none came out that was
+// not written, none twice; each gateway's output (outs[i], its metrics on promPorts[i]) goes
+// back in time per service only as often as it counted late records; each service came out of
+// one gateway. It returns each file's records.
+func checkTierOutputs(t *testing.T, want map[string]bool, outs []string, promPorts []int) [][]plog.LogRecord {
+	t.Helper()
+	n, byFile := countLines(t, outs...)
 	for id, k := range n {
 		if !want[id] {
 			t.Errorf("%s came out, was never written", id)
@@ -252,6 +228,44 @@ func TestGatewayTiers(t *testing.T) {
 			t.Errorf("service %s came out of %d gateways, want one", svc, at)
 		}
 	}
+	return byFile
+}
+
+// TestGatewayTiers is issue 15's end-to-end run without Kafka: three agent processes, each
+// reading one node's web and db access logs written in its own time zone, merge their node by
+// time and send through load_balancing (by service.name) to two gateway processes, which merge
+// the nodes with the mergelog processor (file_storage) into file exporters. Every line comes
+// out, each service at one gateway, in UTC order except what the gateway counted late; then
+// the gateway that has data is SIGKILLed while more is written, restarted, and nothing is lost.
+func TestGatewayTiers(t *testing.T) {
+	needCollector(t)
+	dir := t.TempDir()
+	const perHalf = 300
+	want := map[string]bool{}
+	for node := range 3 {
+		for _, svc := range []string{"web", "db"} {
+			for _, id := range tierLines(t, dir, node, svc, 0, perHalf) {
+				want[id] = true
+			}
+		}
+	}
+	gwPorts, promPorts := []int{freePort(t), freePort(t)}, []int{freePort(t), freePort(t)}
+	outs := []string{filepath.Join(dir, "gw-0", "out.jsonl"), filepath.Join(dir, "gw-1", "out.jsonl")}
+	gws := make([]*collector, 2)
+	for i := range gws {
+		cfg := testkit.WriteFile(t, filepath.Join(dir, fmt.Sprintf("gw-%d", i), "config.yaml"),
+			tierGatewayConfig(filepath.Join(dir, fmt.Sprintf("gw-%d", i)), gwPorts[i], promPorts[i], outs[i]))
+		gws[i] = startCollector(t, cfg)
+	}
+	for node := range 3 {
+		startCollector(t, testkit.WriteFile(t, filepath.Join(dir, fmt.Sprintf("agent-%d.yaml", node)),
+			tierAgentConfig(dir, fmt.Sprintf("node-%d", node), gwPorts)))
+	}
+	testkit.WaitUntil(t, time.Minute, "every line of the first half at the gateways", func() bool {
+		n, _ := countLines(t, outs...)
+		return len(n) == len(want)
+	})
+	byFile := checkTierOutputs(t, want, outs, promPorts)
 
 	// The gateway with the most records dies (SIGKILL) while the second half is written; it
 	// comes back with the same storage and another output file (the file exporter truncates
@@ -276,10 +290,10 @@ func TestGatewayTiers(t *testing.T) {
 		tierGatewayConfig(filepath.Join(dir, fmt.Sprintf("gw-%d", victim)), gwPorts[victim], promPorts[victim], again)))
 	files := append(append([]string(nil), outs...), again)
 	testkit.WaitUntil(t, time.Minute, "every line at the gateways after the restart", func() bool {
-		n, _ := count(files...)
+		n, _ := countLines(t, files...)
 		return len(n) == len(want)
 	})
-	n, _ = count(files...)
+	n, _ := countLines(t, files...)
 	twice := 0
 	for id, k := range n {
 		if !want[id] {
