@@ -21,10 +21,24 @@ import (
 // records by time.
 const mergeComponent = "components/merge"
 
-// mergeOverlay writes the overlay the component's README shows, the base with the component,
-// in a directory of its own (kustomize refuses an overlay inside its base's directory), and
-// returns that directory.
-func mergeOverlay(t *testing.T) string {
+// mergeOverlays are the overlays whose gateways merge: the merge component alone (agents
+// route with load_balancing), and with the Kafka component after it (agents produce to Kafka).
+var mergeOverlays = [][]string{{mergeComponent}, {mergeComponent, kafkaComponent}}
+
+// forEachOverlay runs check as a subtest on each of mergeOverlays, rendered.
+func forEachOverlay(t *testing.T, check func(t *testing.T, r *rendered)) {
+	for _, components := range mergeOverlays {
+		t.Run(strings.Join(components, "+"), func(t *testing.T) { check(t, render(t, overlay(t, components...))) })
+	}
+}
+
+// mergeOverlay is the overlay the merge component's README shows.
+func mergeOverlay(t *testing.T) string { return overlay(t, mergeComponent) }
+
+// overlay writes an overlay as the components' READMEs show it, the base with the components
+// in order, in a directory of its own (kustomize refuses an overlay inside its base's
+// directory), and returns that directory.
+func overlay(t *testing.T, components ...string) string {
 	t.Helper()
 	base, err := filepath.Abs(dir)
 	if err != nil {
@@ -35,8 +49,12 @@ func mergeOverlay(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := fmt.Sprintf("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [%q]\ncomponents: [%q]\n",
-		filepath.ToSlash(rel), filepath.ToSlash(filepath.Join(rel, filepath.FromSlash(mergeComponent))))
+	var paths []string
+	for _, c := range components {
+		paths = append(paths, fmt.Sprintf("%q", filepath.ToSlash(filepath.Join(rel, filepath.FromSlash(c)))))
+	}
+	text := fmt.Sprintf("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [%q]\ncomponents: [%s]\n",
+		filepath.ToSlash(rel), strings.Join(paths, ", "))
 	if err := os.WriteFile(filepath.Join(overlay, "kustomization.yaml"), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -130,8 +148,9 @@ func (r *rendered) configOf(t *testing.T, pod corev1.PodSpec) (collectorConfig, 
 
 // The overlay replaces the gateway Deployment with a StatefulSet that keeps the processor's
 // storage on a volume per pod, listed by the headless Service the agents resolve.
-func TestMergeGatewayStatefulSet(t *testing.T) {
-	r := render(t, mergeOverlay(t))
+func TestMergeGatewayStatefulSet(t *testing.T) { forEachOverlay(t, checkGatewayStatefulSet) }
+
+func checkGatewayStatefulSet(t *testing.T, r *rendered) {
 	if len(r.deployments) != 0 {
 		t.Errorf("want the gateway Deployment deleted, got %d Deployments", len(r.deployments))
 	}
@@ -183,8 +202,9 @@ func TestMergeGatewayStatefulSet(t *testing.T) {
 
 // The gateway merges, and nothing after the processor reorders: it is the last processor, and
 // the exporter has no queue, or one with one consumer.
-func TestMergeGatewayPipeline(t *testing.T) {
-	r := render(t, mergeOverlay(t))
+func TestMergeGatewayPipeline(t *testing.T) { forEachOverlay(t, checkGatewayPipeline) }
+
+func checkGatewayPipeline(t *testing.T, r *rendered) {
 	cfg, _ := r.configOf(t, r.statefulSets[0].Spec.Template.Spec)
 	procs := cfg.list("service", "pipelines", "logs", "processors")
 	if len(procs) == 0 || componentType(procs[len(procs)-1]) != "mergelog" {
@@ -244,7 +264,11 @@ func TestMergeConfigsValidate(t *testing.T) {
 	if bin == "" {
 		t.Skip("OTELCOL_BIN is not set: run `make k8s` (part of `make test`), which builds the collector")
 	}
-	r := render(t, mergeOverlay(t))
+	forEachOverlay(t, func(t *testing.T, r *rendered) { validateConfigs(t, bin, r) })
+}
+
+// validateConfigs runs `otelcol-mergelog validate` on the agent's and the gateway's configs.
+func validateConfigs(t *testing.T, bin string, r *rendered) {
 	for _, tc := range []struct {
 		name string
 		pod  corev1.PodSpec
