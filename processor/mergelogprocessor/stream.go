@@ -11,39 +11,46 @@ import (
 )
 
 // stream is one merge key's records: a merge window with one input per source. The window
-// holds slot numbers of held, so that its heaps move small values whatever a record is.
+// holds references to the records (recordRef), which hold no pointer: its heaps move small
+// values, and the GC need not look at them, whatever a record is.
 type stream struct {
-	window   *mergewindow.Window[uint32]
-	sources  map[string]*source
-	held     []heldRecord
-	free     []uint32 // slots of held to reuse
-	lateSeen int64    // window.Late() already counted
+	window      *mergewindow.Window[recordRef]
+	sources     map[string]*source
+	origins     []origin
+	freeOrigins []uint32 // slots of origins to reuse
+	lateSeen    int64    // window.Late() already counted
 	// discovery holds every record back by max_delay, whatever the watermarks, during the
 	// stream's first max_delay (until discoveryEnds), when sources that have not sent yet
 	// cannot be waited for: it is an input that never shows an entry. Without it, the first
 	// source heard after a gateway (re)start or a rebalance would be released at once and the
 	// others' records would all be late. nil once over.
-	discovery     *mergewindow.Input[uint32]
+	discovery     *mergewindow.Input[recordRef]
 	discoveryEnds int64
 }
 
 // source is one sender of a stream (a node's agent), with its watermark in the window.
 type source struct {
-	input       *mergewindow.Input[uint32]
+	input       *mergewindow.Input[recordRef]
 	lastArrival int64 // on the processor's clock
 }
 
-// heldRecord is a record where it arrived: it is moved into an output batch when released,
-// and its resource and scope are copied there once per run of records that share them.
-type heldRecord struct {
-	rl  plog.ResourceLogs
-	sl  plog.ScopeLogs
-	lr  plog.LogRecord
-	seq uint64 // the stored batch it came in (0: none)
+// origin is one scope's records as they arrived, while some of them are held: released
+// records are moved out of recs into output batches, and its resource and scope are copied
+// there once per run of records that share them. One per scope rather than per record, so
+// that holding a record costs no more than its entry in the window.
+type origin struct {
+	rl   plog.ResourceLogs
+	sl   plog.ScopeLogs
+	recs plog.LogRecordSlice
+	seq  uint64 // the stored batch it came in (0: none)
+	held int    // its records still in the window
 }
 
+// recordRef is a held record: record rec of origins[origin].
+type recordRef struct{ origin, rec uint32 }
+
 func newStream(maxDelay time.Duration, now int64) *stream {
-	s := &stream{window: mergewindow.New[uint32](maxDelay), sources: map[string]*source{}}
+	s := &stream{window: mergewindow.New[recordRef](maxDelay), sources: map[string]*source{}}
 	s.discovery, s.discoveryEnds = s.window.AddInput(), now+maxDelay.Nanoseconds()
 	return s
 }
@@ -70,13 +77,18 @@ func (p *mergelogProcessor) hold(ld plog.Logs, seq uint64, now int64) []*stream 
 		src := s.sourceOf(sourceName(attrs, p.cfg.SourceAttributes))
 		src.lastArrival = now
 		for _, sl := range rl.ScopeLogs().All() {
-			for _, lr := range sl.LogRecords().All() {
+			recs := sl.LogRecords()
+			if recs.Len() == 0 {
+				continue
+			}
+			o := s.addOrigin(origin{rl: rl, sl: sl, recs: recs, seq: seq, held: recs.Len()})
+			for i, lr := range recs.All() {
 				at, timed := instantOf(lr)
-				n++
-				s.window.Push(src.input, mergewindow.Entry[uint32]{
-					Value: s.put(heldRecord{rl: rl, sl: sl, lr: lr, seq: seq}), At: at, Timed: timed, Arrived: now,
+				s.window.Push(src.input, mergewindow.Entry[recordRef]{
+					Value: recordRef{o, uint32(i)}, At: at, Timed: timed, Arrived: now,
 				})
 			}
+			n += recs.Len()
 		}
 	}
 	p.tel.held(n)
@@ -160,22 +172,28 @@ func (s *stream) empty() bool {
 	return len(s.sources) == 0 && s.window.Len() == 0 && s.discovery == nil
 }
 
-func (s *stream) put(h heldRecord) uint32 {
-	if n := len(s.free); n > 0 {
-		i := s.free[n-1]
-		s.free = s.free[:n-1]
-		s.held[i] = h
+func (s *stream) addOrigin(o origin) uint32 {
+	if n := len(s.freeOrigins); n > 0 {
+		i := s.freeOrigins[n-1]
+		s.freeOrigins = s.freeOrigins[:n-1]
+		s.origins[i] = o
 		return i
 	}
-	s.held = append(s.held, h)
-	return uint32(len(s.held) - 1)
+	s.origins = append(s.origins, o)
+	return uint32(len(s.origins) - 1)
 }
 
-// take empties slot i (dropping its references, so that the batch it came in can be freed
-// once all its records went) and returns what it held.
-func (s *stream) take(i uint32) heldRecord {
-	h := s.held[i]
-	s.held[i] = heldRecord{}
-	s.free = append(s.free, i)
-	return h
+// release counts the record ref leaving the window and returns its origin as it was; the
+// origin's slot is emptied once none of its records is held (dropping its references, so that
+// the batch it came in can be freed once its records went on).
+func (s *stream) release(ref recordRef) origin {
+	o := &s.origins[ref.origin]
+	o.held--
+	if o.held > 0 {
+		return *o
+	}
+	gone := *o
+	*o = origin{}
+	s.freeOrigins = append(s.freeOrigins, ref.origin)
+	return gone
 }

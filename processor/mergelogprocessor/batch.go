@@ -1,0 +1,90 @@
+package mergelogprocessor // import "github.com/mergelog/otelcol-mergelog/processor/mergelogprocessor"
+
+import (
+	"go.opentelemetry.io/collector/pdata/plog"
+)
+
+// outBatch is one output batch: the released records in order, each run of records that came
+// with the same resource and scope under one copy of them, and the stored batches they came
+// in, for acknowledging them once the next consumer accepted this one.
+//
+// Records are moved in runs: consecutive records of one origin, in its order, are moved
+// together when the run ends, so that an origin released whole (a batch whose records are in
+// no other source's way) is moved as one slice, with no record copied or allocated.
+type outBatch struct {
+	ld      plog.Logs
+	records int
+	stored  []storedRun
+	// The resource and scope whose copies the last run went under, and its records.
+	srcRL plog.ResourceLogs
+	srcSL plog.ScopeLogs
+	logs  plog.LogRecordSlice
+	// run is the records added since the last run was moved: run.recs[first:first+n].
+	run         origin
+	first, n    int
+	hasResource bool
+}
+
+// storedRun counts n consecutive records of one stored batch.
+type storedRun struct {
+	seq uint64
+	n   int
+}
+
+func newOutBatch() *outBatch { return &outBatch{ld: plog.NewLogs()} }
+
+// add appends record rec of o.
+func (b *outBatch) add(o origin, rec uint32) {
+	b.records++
+	if b.n > 0 && o.recs == b.run.recs && int(rec) == b.first+b.n {
+		b.n++
+		return
+	}
+	b.moveRun()
+	b.run, b.first, b.n = o, int(rec), 1
+}
+
+// finish moves the last run: the batch is complete.
+func (b *outBatch) finish() { b.moveRun() }
+
+// moveRun moves the pending run's records into the batch, under the current resource and scope
+// copies if it came with the same ones, else under new copies.
+func (b *outBatch) moveRun() {
+	if b.n == 0 {
+		return
+	}
+	r := &b.run
+	if !b.hasResource || r.rl != b.srcRL {
+		b.srcRL, b.srcSL, b.hasResource = r.rl, plog.ScopeLogs{}, true
+		rl := b.ld.ResourceLogs().AppendEmpty()
+		r.rl.Resource().CopyTo(rl.Resource())
+		rl.SetSchemaUrl(r.rl.SchemaUrl())
+	}
+	if r.sl != b.srcSL {
+		b.srcSL = r.sl
+		rls := b.ld.ResourceLogs()
+		sl := rls.At(rls.Len() - 1).ScopeLogs().AppendEmpty()
+		r.sl.Scope().CopyTo(sl.Scope())
+		sl.SetSchemaUrl(r.sl.SchemaUrl())
+		b.logs = sl.LogRecords()
+	}
+	if b.first == 0 && b.n == r.recs.Len() {
+		// All the origin's records, in its order: the slice itself moves.
+		r.recs.MoveAndAppendTo(b.logs)
+	} else {
+		if b.logs.Len() == 0 {
+			b.logs.EnsureCapacity(b.n)
+		}
+		for i := b.first; i < b.first+b.n; i++ {
+			r.recs.At(i).MoveTo(b.logs.AppendEmpty())
+		}
+	}
+	if r.seq != 0 {
+		if k := len(b.stored); k > 0 && b.stored[k-1].seq == r.seq {
+			b.stored[k-1].n += b.n
+		} else {
+			b.stored = append(b.stored, storedRun{r.seq, b.n})
+		}
+	}
+	b.run, b.n = origin{}, 0
+}
