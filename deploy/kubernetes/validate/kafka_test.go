@@ -45,17 +45,7 @@ func resourceKept(proc collectorConfig) ([]string, bool) {
 // acknowledged by every in-sync replica, with no queue and endless retries; the receiver's
 // merge stays on.
 func TestKafkaAgentKeysByMergeKey(t *testing.T) {
-	r := render(t, overlay(t, mergeComponent, kafkaComponent))
-	agent, _ := r.configOf(t, r.daemonSets[0].Spec.Template.Spec)
-	gw, _ := r.configOf(t, r.statefulSets[0].Spec.Template.Spec)
-	if on, _ := agent.get("receivers", "mergelog", "merge", "enabled").(bool); !on {
-		t.Error("want the agent's receiver merge enabled: each node's output in time order")
-	}
-	id := agent.logsExporter(t)
-	if componentType(id) != "kafka" {
-		t.Fatalf("the agent's logs exporter is %s, want kafka", id)
-	}
-	exp := collectorConfig(agent.get("exporters", id).(map[string]any))
+	_, agent, gw, exp := mergingAgent(t, "kafka", mergeComponent, kafkaComponent)
 	if on, _ := exp.get("partition_logs_by_resource_attributes").(bool); !on {
 		t.Error("want partition_logs_by_resource_attributes: true (the message key picks the partition)")
 	}
@@ -76,12 +66,7 @@ func TestKafkaAgentKeysByMergeKey(t *testing.T) {
 	if acks, _ := exp.get("producer", "required_acks").(float64); acks != -1 {
 		t.Errorf("producer.required_acks %v, want -1: the receiver checkpoints what the brokers acknowledged", exp.get("producer", "required_acks"))
 	}
-	if enabled, _ := exp.get("sending_queue", "enabled").(bool); enabled {
-		t.Error("want sending_queue.enabled: false: the receiver checkpoints what Kafka accepted")
-	}
-	if v, ok := exp.get("retry_on_failure", "max_elapsed_time").(float64); !ok || v != 0 {
-		t.Errorf("want retry_on_failure.max_elapsed_time: 0, got %v", exp.get("retry_on_failure", "max_elapsed_time"))
-	}
+	checkNoQueueRetryForever(t, exp, "the brokers acknowledged")
 }
 
 // The gateways consume in one group, from the topic's start for a new group, marking offsets

@@ -32,9 +32,6 @@ func forEachOverlay(t *testing.T, check func(t *testing.T, r *rendered)) {
 	}
 }
 
-// mergeOverlay is the overlay the merge component's README shows.
-func mergeOverlay(t *testing.T) string { return overlay(t, mergeComponent) }
-
 // overlay writes an overlay as the components' READMEs show it, the base with the components
 // in order, in a directory of its own (kustomize refuses an overlay inside its base's
 // directory), and returns that directory.
@@ -225,17 +222,7 @@ func checkGatewayPipeline(t *testing.T, r *rendered) {
 // load_balancing exporter's routing attributes are the processor's merge key, through the
 // headless Service to the gateways' OTLP/gRPC port, with no queue and endless retries.
 func TestMergeAgentRoutesByMergeKey(t *testing.T) {
-	r := render(t, mergeOverlay(t))
-	agent, _ := r.configOf(t, r.daemonSets[0].Spec.Template.Spec)
-	gw, _ := r.configOf(t, r.statefulSets[0].Spec.Template.Spec)
-	if on, _ := agent.get("receivers", "mergelog", "merge", "enabled").(bool); !on {
-		t.Error("want the agent's receiver merge enabled: each node's output in time order")
-	}
-	id := agent.logsExporter(t)
-	if componentType(id) != "load_balancing" {
-		t.Fatalf("the agent's logs exporter is %s, want load_balancing", id)
-	}
-	exp := collectorConfig(agent.get("exporters", id).(map[string]any))
+	r, _, gw, exp := mergingAgent(t, "load_balancing", mergeComponent)
 	if got := exp.str("routing_key"); got != "attributes" {
 		t.Errorf("routing_key %q, want attributes", got)
 	}
@@ -249,8 +236,33 @@ func TestMergeAgentRoutesByMergeKey(t *testing.T) {
 	if want := port(t, gw.str("receivers", "otlp", "protocols", "grpc", "endpoint")); svcPort != want {
 		t.Errorf("resolver.dns.port %s, the gateway's OTLP/gRPC is on %s", svcPort, want)
 	}
+	checkNoQueueRetryForever(t, exp, "a gateway accepted (and stored)")
+}
+
+// mergingAgent renders the overlay of the components and returns it, the agent's and the
+// gateway's configs and the agent's logs exporter, which must be of type exporter; the agent's
+// receiver must merge its node's files.
+func mergingAgent(t *testing.T, exporter string, components ...string) (r *rendered, agent, gw, exp collectorConfig) {
+	t.Helper()
+	r = render(t, overlay(t, components...))
+	agent, _ = r.configOf(t, r.daemonSets[0].Spec.Template.Spec)
+	gw, _ = r.configOf(t, r.statefulSets[0].Spec.Template.Spec)
+	if on, _ := agent.get("receivers", "mergelog", "merge", "enabled").(bool); !on {
+		t.Error("want the agent's receiver merge enabled: each node's output in time order")
+	}
+	id := agent.logsExporter(t)
+	if componentType(id) != exporter {
+		t.Fatalf("the agent's logs exporter is %s, want %s", id, exporter)
+	}
+	return r, agent, gw, collectorConfig(agent.get("exporters", id).(map[string]any))
+}
+
+// checkNoQueueRetryForever checks that the exporter has no queue (the receiver checkpoints what
+// the next hop accepted) and retries until it is back.
+func checkNoQueueRetryForever(t *testing.T, exp collectorConfig, accepted string) {
+	t.Helper()
 	if enabled, _ := exp.get("sending_queue", "enabled").(bool); enabled {
-		t.Error("want sending_queue.enabled: false: the receiver checkpoints what a gateway accepted (and stored)")
+		t.Errorf("want sending_queue.enabled: false: the receiver checkpoints what %s", accepted)
 	}
 	if v, ok := exp.get("retry_on_failure", "max_elapsed_time").(float64); !ok || v != 0 {
 		t.Errorf("want retry_on_failure.max_elapsed_time: 0, got %v", exp.get("retry_on_failure", "max_elapsed_time"))
