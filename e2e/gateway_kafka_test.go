@@ -63,7 +63,7 @@ func kafkaGatewayOverride(broker, dir string, healthPort, promPort int, out stri
 receivers:
   kafka:
     brokers: [%q]
-    session_timeout: 3s
+    session_timeout: 5s
     heartbeat_interval: 500ms
 extensions:
   health_check:
