@@ -4,6 +4,7 @@ package mergewindow
 
 import (
 	"math"
+	"slices"
 	"time"
 )
 
@@ -139,6 +140,15 @@ func (w *Window[T]) Push(in *Input[T], e Entry[T]) {
 	} else {
 		w.arrivals = append(w.arrivals, arrival{now, at})
 	}
+}
+
+// Reserve makes room for n more entries of in, so that pushing a batch of them grows its
+// queue once rather than by doubling.
+func (w *Window[T]) Reserve(in *Input[T], n int) {
+	if in.first == len(in.queue) { // empty: Push would start it over anyway
+		in.queue, in.first = in.queue[:0], 0
+	}
+	in.queue = slices.Grow(in.queue, n)
 }
 
 // Late is the number of entries released after entries at later instants.

@@ -355,3 +355,31 @@ func TestWindowMatchesSpecification(t *testing.T) {
 		}
 	}
 }
+
+// Reserve makes room once: a batch pushed after it does not move the input's queue, also when
+// the queue had emptied, and what comes out is as without it.
+func TestWindowReserve(t *testing.T) {
+	w := New[int](1000)
+	a, b := w.AddInput(), w.AddInput()
+	var out []released
+	for round := range 3 {
+		w.Reserve(a, 100)
+		queue := &a.queue[:1][0]
+		for i := range 100 {
+			push(w, a, int64(100*round+i), true, 0, 100*round+i)
+		}
+		if &a.queue[0] != queue || cap(a.queue) < 100 {
+			t.Fatalf("round %d: the queue moved while pushing what was reserved", round)
+		}
+		push(w, b, int64(100*round+99), true, 0, -1)
+		w.Release(0, collect[int](&out))
+		if a.Held() != 0 || len(out) != 101*(round+1) {
+			t.Fatalf("round %d: released %d, a holds %d", round, len(out), a.Held())
+		}
+	}
+	for i := range 3 {
+		if got := out[101*i+100].v; got != "-1" {
+			t.Fatalf("round %d: b's entry came out at its turn as %s", i, got)
+		}
+	}
+}

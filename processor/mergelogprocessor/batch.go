@@ -63,7 +63,11 @@ func (b *outBatch) moveRun() {
 	if r.sl != b.srcSL {
 		b.srcSL = r.sl
 		rls := b.ld.ResourceLogs()
-		sl := rls.At(rls.Len() - 1).ScopeLogs().AppendEmpty()
+		scopes := rls.At(rls.Len() - 1).ScopeLogs()
+		if scopes.Len() == 0 {
+			scopes.EnsureCapacity(1) // most resource runs have one scope: no room for more
+		}
+		sl := scopes.AppendEmpty()
 		r.sl.Scope().CopyTo(sl.Scope())
 		sl.SetSchemaUrl(r.sl.SchemaUrl())
 		b.logs = sl.LogRecords()

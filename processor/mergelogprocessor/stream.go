@@ -82,6 +82,7 @@ func (p *mergelogProcessor) hold(ld plog.Logs, seq uint64, now int64) []*stream 
 				continue
 			}
 			o := s.addOrigin(origin{rl: rl, sl: sl, recs: recs, seq: seq, held: recs.Len()})
+			s.window.Reserve(src.input, recs.Len())
 			for i, lr := range recs.All() {
 				at, timed := instantOf(lr)
 				s.window.Push(src.input, mergewindow.Entry[recordRef]{
