@@ -11,29 +11,37 @@ import (
 // jsonParser is json_parser's parse for the fast path: a JSON object merged into the record's
 // attributes with the values stanza's parser gives (goccy/go-json decoding into map[string]any:
 // numbers float64, objects maps, arrays slices, null an empty value) as ConvertEntries turns
-// them into pdata. Lines of plain, well-formed JSON, the common case, are scanned twice
-// (checked, then built straight into the attributes, so a line that fails changes nothing);
-// anything the scanner does not handle exactly as goccy does — not an object, not JSON at all,
-// duplicate keys, \u escapes of surrogates, invalid UTF-8, control characters, numbers out of
-// range, deep nesting — is decoded by goccy itself, which decides whether it is valid.
+// them into pdata. A line of plain, well-formed JSON, the common case, is cut into tokens, then
+// built from them straight into the attributes (so a line that fails changes nothing);
+// anything the tokenizer does not handle exactly as goccy does — not an object, not JSON at
+// all, duplicate keys, \u escapes of surrogates, invalid UTF-8, control characters, numbers
+// out of range, deep nesting — is decoded by goccy itself, which decides whether it is valid.
 type jsonParser struct {
 	s     string
 	i     int
-	build bool
-	keys  []string  // check: the keys of the objects open, innermost last, for duplicates
-	nums  []float64 // check: the numbers in order, which build takes up again
-	num   int       // build: the next of nums
+	toks  []jsonToken
+	keys  []string // the keys of the objects open, innermost last, for duplicates
 	depth int
 	buf   []byte // an unescaped string
 }
 
-// jsonMaxDepth bounds the nesting the scanner follows; deeper documents go to goccy.
+// jsonToken is one token of a line: kind is '{', '}', '[', ']', 's' (a string, key or value),
+// 'n' (a number), 't', 'f' or 'z' (null).
+type jsonToken struct {
+	kind    byte
+	members int     // '{', '[': how many, to size the map or slice once
+	str     string  // 's': a slice of the line, or unescaped
+	num     float64 // 'n'
+}
+
+// jsonMaxDepth bounds the nesting the tokenizer follows; deeper documents go to goccy.
 const jsonMaxDepth = 64
 
 // parseInto merges the object s into attrs, or returns the error goccy gives for s.
 func (p *jsonParser) parseInto(s string, attrs pcommon.Map) error {
-	if p.scan(s, false, attrs) {
-		p.scan(s, true, attrs)
+	if p.tokenize(s) {
+		attrs.EnsureCapacity(attrs.Len() + p.toks[0].members)
+		p.buildObject(attrs, 1)
 		return nil
 	}
 	var m map[string]any
@@ -47,22 +55,58 @@ func (p *jsonParser) parseInto(s string, attrs pcommon.Map) error {
 	return nil
 }
 
-// scan checks s (build false) or, once checked, merges it into attrs (build true).
-func (p *jsonParser) scan(s string, build bool, attrs pcommon.Map) bool {
-	p.s, p.i, p.build, p.depth = s, 0, build, 0
-	if !build {
-		p.keys, p.nums = p.keys[:0], p.nums[:0]
+// buildObject puts the members of the object whose tokens start at i (after its '{') into m,
+// replacing keys m holds; it returns the index after the object's '}'.
+func (p *jsonParser) buildObject(m pcommon.Map, i int) int {
+	for p.toks[i].kind != '}' {
+		i = p.buildValue(m.PutEmpty(p.toks[i].str), i+1)
 	}
-	p.num = 0
+	return i + 1
+}
+
+// buildValue sets v to the value whose tokens start at i and returns the index after them.
+func (p *jsonParser) buildValue(v pcommon.Value, i int) int {
+	t := &p.toks[i]
+	switch t.kind {
+	case '{':
+		m := v.SetEmptyMap()
+		m.EnsureCapacity(t.members)
+		return p.buildObject(m, i+1)
+	case '[':
+		sl := v.SetEmptySlice()
+		sl.EnsureCapacity(t.members)
+		i++
+		for p.toks[i].kind != ']' {
+			i = p.buildValue(sl.AppendEmpty(), i)
+		}
+		return i + 1
+	case 's':
+		v.SetStr(t.str)
+	case 'n':
+		v.SetDouble(t.num)
+	case 't', 'f':
+		v.SetBool(t.kind == 't')
+	}
+	return i + 1
+}
+
+// tokenize cuts s into p.toks; false when s is not one object the tokenizer handles.
+func (p *jsonParser) tokenize(s string) bool {
+	p.s, p.i, p.depth = s, 0, 0
+	p.toks, p.keys = p.toks[:0], p.keys[:0]
 	p.space()
 	if p.i == len(s) || s[p.i] != '{' {
 		return false
 	}
-	if !p.object(attrs) {
+	if !p.object() {
 		return false
 	}
 	p.space()
 	return p.i == len(s)
+}
+
+func (p *jsonParser) add(kind byte) {
+	p.toks = append(p.toks, jsonToken{kind: kind})
 }
 
 func (p *jsonParser) space() {
@@ -76,17 +120,20 @@ func (p *jsonParser) space() {
 	}
 }
 
-// object reads {…} at p.i into m (build), which may hold keys already: they are replaced.
-func (p *jsonParser) object(m pcommon.Map) bool {
+// object tokenizes {…} at p.i.
+func (p *jsonParser) object() bool {
 	p.depth++
 	if p.depth > jsonMaxDepth {
 		return false
 	}
 	p.i++ // {
+	open := len(p.toks)
+	p.add('{')
 	mark := len(p.keys)
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
+		p.add('}')
 		p.depth--
 		return true
 	}
@@ -98,27 +145,23 @@ func (p *jsonParser) object(m pcommon.Map) bool {
 		if !ok {
 			return false
 		}
-		if !p.build {
-			for _, k := range p.keys[mark:] {
-				if k == key {
-					return false
-				}
+		for _, k := range p.keys[mark:] {
+			if k == key {
+				return false
 			}
-			p.keys = append(p.keys, key)
 		}
+		p.keys = append(p.keys, key)
+		p.toks = append(p.toks, jsonToken{kind: 's', str: key})
 		p.space()
 		if p.i == len(p.s) || p.s[p.i] != ':' {
 			return false
 		}
 		p.i++
 		p.space()
-		var v pcommon.Value
-		if p.build {
-			v = m.PutEmpty(key)
-		}
-		if !p.value(v) {
+		if !p.value() {
 			return false
 		}
+		p.toks[open].members++
 		p.space()
 		if p.i == len(p.s) {
 			return false
@@ -129,6 +172,7 @@ func (p *jsonParser) object(m pcommon.Map) bool {
 			p.space()
 		case '}':
 			p.i++
+			p.add('}')
 			p.keys = p.keys[:mark]
 			p.depth--
 			return true
@@ -138,30 +182,27 @@ func (p *jsonParser) object(m pcommon.Map) bool {
 	}
 }
 
-func (p *jsonParser) array(v pcommon.Value) bool {
+// array tokenizes […] at p.i.
+func (p *jsonParser) array() bool {
 	p.depth++
 	if p.depth > jsonMaxDepth {
 		return false
 	}
 	p.i++ // [
-	var sl pcommon.Slice
-	if p.build {
-		sl = v.SetEmptySlice()
-	}
+	open := len(p.toks)
+	p.add('[')
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == ']' {
 		p.i++
+		p.add(']')
 		p.depth--
 		return true
 	}
 	for {
-		var el pcommon.Value
-		if p.build {
-			el = sl.AppendEmpty()
-		}
-		if !p.value(el) {
+		if !p.value() {
 			return false
 		}
+		p.toks[open].members++
 		p.space()
 		if p.i == len(p.s) {
 			return false
@@ -172,6 +213,7 @@ func (p *jsonParser) array(v pcommon.Value) bool {
 			p.space()
 		case ']':
 			p.i++
+			p.add(']')
 			p.depth--
 			return true
 		default:
@@ -180,43 +222,40 @@ func (p *jsonParser) array(v pcommon.Value) bool {
 	}
 }
 
-// value reads one value at p.i into v (build).
-func (p *jsonParser) value(v pcommon.Value) bool {
+// value tokenizes one value at p.i.
+func (p *jsonParser) value() bool {
 	if p.i == len(p.s) {
 		return false
 	}
 	switch c := p.s[p.i]; {
 	case c == '{':
-		var m pcommon.Map
-		if p.build {
-			m = v.SetEmptyMap()
-		}
-		return p.object(m)
+		return p.object()
 	case c == '[':
-		return p.array(v)
+		return p.array()
 	case c == '"':
 		s, ok := p.str()
-		if ok && p.build {
-			v.SetStr(s)
-		}
+		p.toks = append(p.toks, jsonToken{kind: 's', str: s})
 		return ok
 	case c == '-' || c >= '0' && c <= '9':
-		return p.number(v)
+		return p.number()
 	}
-	for _, lit := range [...]string{"true", "false", "null"} {
-		if len(p.s)-p.i >= len(lit) && p.s[p.i:p.i+len(lit)] == lit {
-			p.i += len(lit)
-			if p.build && lit != "null" {
-				v.SetBool(lit == "true")
-			}
+	for _, lit := range jsonLiterals {
+		if len(p.s)-p.i >= len(lit.text) && p.s[p.i:p.i+len(lit.text)] == lit.text {
+			p.i += len(lit.text)
+			p.add(lit.kind)
 			return true
 		}
 	}
 	return false
 }
 
-// number reads a number of JSON's grammar, as float64 (goccy parses it with ParseFloat too).
-func (p *jsonParser) number(v pcommon.Value) bool {
+var jsonLiterals = [...]struct {
+	text string
+	kind byte
+}{{"true", 't'}, {"false", 'f'}, {"null", 'z'}}
+
+// number tokenizes a number of JSON's grammar, as float64 (goccy parses it with ParseFloat too).
+func (p *jsonParser) number() bool {
 	start := p.i
 	if p.s[p.i] == '-' {
 		p.i++
@@ -244,17 +283,9 @@ func (p *jsonParser) number(v pcommon.Value) bool {
 			return false
 		}
 	}
-	if p.build {
-		v.SetDouble(p.nums[p.num])
-		p.num++
-		return true
-	}
 	f, err := strconv.ParseFloat(p.s[start:p.i], 64)
-	if err != nil {
-		return false
-	}
-	p.nums = append(p.nums, f)
-	return true
+	p.toks = append(p.toks, jsonToken{kind: 'n', num: f})
+	return err == nil
 }
 
 // digits reads one digit or more.
@@ -271,6 +302,12 @@ func (p *jsonParser) str() (string, bool) {
 	p.i++ // "
 	start := p.i
 	for p.i < len(p.s) {
+		for p.i < len(p.s) && jsonPlain[p.s[p.i]] {
+			p.i++
+		}
+		if p.i == len(p.s) {
+			break
+		}
 		switch c := p.s[p.i]; {
 		case c == '"':
 			p.i++
@@ -279,8 +316,6 @@ func (p *jsonParser) str() (string, bool) {
 			return p.escaped(start)
 		case c < 0x20:
 			return "", false
-		case c < utf8.RuneSelf:
-			p.i++
 		default:
 			r, n := utf8.DecodeRuneInString(p.s[p.i:])
 			if r == utf8.RuneError {
@@ -291,6 +326,15 @@ func (p *jsonParser) str() (string, bool) {
 	}
 	return "", false
 }
+
+// jsonPlain marks the bytes a string holds as they are: ASCII but control characters, the
+// quote and the backslash.
+var jsonPlain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // escaped reads on a string that has an escape at p.i, start being its first byte.
 func (p *jsonParser) escaped(start int) (string, bool) {

@@ -156,6 +156,7 @@ func (r regexValues) parseInto(_ *fastChain, s string, attrs pcommon.Map) error 
 	if m == nil {
 		return errFastNoMatch
 	}
+	attrs.EnsureCapacity(attrs.Len() + len(r.names) - 1)
 	for i, name := range r.names {
 		if i == 0 || name == "" {
 			continue
