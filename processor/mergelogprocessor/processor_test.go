@@ -156,6 +156,35 @@ func TestMaxHeld(t *testing.T) {
 	assert.Equal(t, bodies("node-a@10 node-a@20 node-a@30 node-a@40 node-a@50"), h.delivered())
 }
 
+// What a stream keeps is bounded by max_held however long a source is held back: the window,
+// and the scopes the held records came in, whose slots are emptied (the batch let go) once
+// their last record went.
+func TestMemoryBoundedByMaxHeld(t *testing.T) {
+	cfg := testConfig()
+	cfg.MaxHeld = 50
+	h := startHarness(t, cfg, &testkit.LogsSink{}, nil)
+	h.open("web", "node-a", "node-b")
+	require.Len(t, h.p.streams, 1)
+	var s *stream
+	for _, st := range h.p.streams {
+		s = st
+	}
+	for i := range 500 { // node-b stays behind: everything goes early
+		h.send("web", "node-a", 10*i+1, 10*i+2, 10*i+3, 10*i+4, 10*i+5, 10*i+6, 10*i+7)
+		h.p.mu.Lock()
+		held, slots, free := s.window.Len(), len(s.origins), s.freeOrigins
+		emptied := true
+		for _, slot := range free {
+			emptied = emptied && s.origins[slot] == origin{}
+		}
+		h.p.mu.Unlock()
+		require.LessOrEqual(t, held, cfg.MaxHeld)
+		require.LessOrEqual(t, slots, cfg.MaxHeld/7+2, "one slot per batch with records held, and the one arriving")
+		require.True(t, emptied, "a slot no record is held from keeps nothing")
+	}
+	assert.EqualValues(t, 500*7-cfg.MaxHeld, h.sum("records_released_early"))
+}
+
 // Records without a timestamp are placed by their observed timestamp, and records with
 // neither stay after the record before them from their source.
 func TestObservedTimestampFallback(t *testing.T) {
