@@ -31,6 +31,9 @@ type fastChain struct {
 	scratch *stanza.Entry
 	json    jsonParser
 	failed  int64 // entries an operator failed on since the last chainRound
+	// attrs is the most attributes a record came out with: records are made with room for
+	// that many, so that parsers do not grow them.
+	attrs int
 }
 
 // fastOp is one operator: its step, and what stanza's TransformerOperator does around it.
@@ -146,12 +149,15 @@ func (c *fastChain) fail(op *fastOp, err error) bool {
 // toFastChain builds e's record as the batch would, runs the fast chain on it, and sends the
 // record on, or settles e when an operator dropped it.
 func (r *mergelogReceiver) toFastChain(e *entry) {
+	c := r.chain.fast
 	lr := plog.NewLogRecord()
+	lr.Attributes().EnsureCapacity(c.attrs)
 	fillRecord(lr, e, r.out.rawBody, r.out.numbers)
-	if !r.chain.fast.run(lr) {
+	if !c.run(lr) {
 		r.out.settle(e.s, e.seq)
 		return
 	}
+	c.attrs = max(c.attrs, lr.Attributes().Len())
 	e.rec, e.native = lr, true
 	e.at, e.timed = int64(lr.Timestamp()), lr.Timestamp() != 0
 	e.body = ""
