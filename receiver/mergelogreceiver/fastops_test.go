@@ -163,3 +163,22 @@ func TestFastOperatorsNotForRawBodies(t *testing.T) {
 	assert.NotNil(t, newFastChain(cfg.Operators, false, zap.NewNop()))
 	assert.Nil(t, newFastChain(cfg.Operators, true, zap.NewNop()))
 }
+
+// The receiver runs issue 13's chains on the fast path, the last one after the native
+// container operator; the operators of TestOperatorsParse, TestOperatorsDroppedAndMergedEntriesCommit
+// ("on_error drop") and TestOperatorsTimeParserFeedsTheMerge too, which so check its records,
+// failures, drops (they commit) and timestamps (they feed the merge) end to end.
+func TestFastOperatorsRunTheReceiversChain(t *testing.T) {
+	set := componenttestTelemetry(t).settings().TelemetrySettings
+	for _, ops := range []string{fastJSONTimeSev, fastRegexSev, "- {type: container}\n" + fastJSONMoves,
+		`[{type: json_parser, on_error: drop_quiet}]`} {
+		cfg := mustOperators(t, testConfig(t.TempDir()), ops)
+		c, err := newChain(cfg, set)
+		require.NoError(t, err)
+		assert.NotNil(t, c.fast, ops)
+	}
+	cfg := mustOperators(t, testConfig(t.TempDir()), `[{type: json_parser}, {type: key_value_parser}]`)
+	c, err := newChain(cfg, set)
+	require.NoError(t, err)
+	assert.Nil(t, c.fast, "stanza runs a chain with an operator not covered")
+}
