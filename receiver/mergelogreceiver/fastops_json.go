@@ -130,6 +130,7 @@ func (p *jsonParser) object() bool {
 	open := len(p.toks)
 	p.add('{')
 	mark := len(p.keys)
+	var seen uint64
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
@@ -145,11 +146,19 @@ func (p *jsonParser) object() bool {
 		if !ok {
 			return false
 		}
-		for _, k := range p.keys[mark:] {
-			if k == key {
-				return false
+		// seen has a bit per key's length and ends: only keys whose bit is set can be equal.
+		bit := uint64(1) << (uint(len(key)) % 64)
+		if key != "" {
+			bit |= uint64(1) << (uint(key[0]^key[len(key)-1]) % 64)
+		}
+		if seen&bit == bit {
+			for _, k := range p.keys[mark:] {
+				if k == key {
+					return false
+				}
 			}
 		}
+		seen |= bit
 		p.keys = append(p.keys, key)
 		p.toks = append(p.toks, jsonToken{kind: 's', str: key})
 		p.space()
