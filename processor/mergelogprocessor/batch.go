@@ -19,8 +19,10 @@ type outBatch struct {
 	srcRL plog.ResourceLogs
 	srcSL plog.ScopeLogs
 	logs  plog.LogRecordSlice
-	// run is the records added since the last run was moved: run.recs[first:first+n].
-	run         origin
+	// The run of records added since the last one was moved: records [first, first+n) of
+	// origin slot of s.
+	s           *stream
+	slot        uint32
 	first, n    int
 	hasResource bool
 }
@@ -33,27 +35,29 @@ type storedRun struct {
 
 func newOutBatch() *outBatch { return &outBatch{ld: plog.NewLogs()} }
 
-// add appends record rec of o.
-func (b *outBatch) add(o origin, rec uint32) {
+// add appends the record ref of s, already counted out of its origin.
+func (b *outBatch) add(s *stream, ref recordRef) {
 	b.records++
-	if b.n > 0 && o.recs == b.run.recs && int(rec) == b.first+b.n {
+	if b.n > 0 && s == b.s && ref.origin == b.slot && int(ref.rec) == b.first+b.n {
 		b.n++
 		return
 	}
 	b.moveRun()
-	b.run, b.first, b.n = o, int(rec), 1
+	b.s, b.slot, b.first, b.n = s, ref.origin, int(ref.rec), 1
 }
 
 // finish moves the last run: the batch is complete.
 func (b *outBatch) finish() { b.moveRun() }
 
 // moveRun moves the pending run's records into the batch, under the current resource and scope
-// copies if it came with the same ones, else under new copies.
+// copies if it came with the same ones, else under new copies, and frees their origin if none
+// of its records is held any more. (Freed here, not as its last record leaves the window, so
+// that the run can name it by its slot: no slot is reused before the release ends.)
 func (b *outBatch) moveRun() {
 	if b.n == 0 {
 		return
 	}
-	r := &b.run
+	r := &b.s.origins[b.slot]
 	if !b.hasResource || r.rl != b.srcRL {
 		b.srcRL, b.srcSL, b.hasResource = r.rl, plog.ScopeLogs{}, true
 		rl := b.ld.ResourceLogs().AppendEmpty()
@@ -90,5 +94,8 @@ func (b *outBatch) moveRun() {
 			b.stored = append(b.stored, storedRun{r.seq, b.n})
 		}
 	}
-	b.run, b.n = origin{}, 0
+	if r.held == 0 {
+		b.s.free(b.slot)
+	}
+	b.s, b.n = nil, 0
 }

@@ -65,7 +65,8 @@ func (r *releaser) emit(ref recordRef, heldFor int64) bool {
 	if r.cur == nil {
 		r.cur = newOutBatch()
 	}
-	r.cur.add(r.s.release(ref), ref.rec)
+	r.s.origins[ref.origin].held--
+	r.cur.add(r.s, ref)
 	r.released++
 	r.longest = max(r.longest, heldFor)
 	if r.cur.records >= outputBatchRecords {

@@ -184,17 +184,9 @@ func (s *stream) addOrigin(o origin) uint32 {
 	return uint32(len(s.origins) - 1)
 }
 
-// release counts the record ref leaving the window and returns its origin as it was; the
-// origin's slot is emptied once none of its records is held (dropping its references, so that
-// the batch it came in can be freed once its records went on).
-func (s *stream) release(ref recordRef) origin {
-	o := &s.origins[ref.origin]
-	o.held--
-	if o.held > 0 {
-		return *o
-	}
-	gone := *o
-	*o = origin{}
-	s.freeOrigins = append(s.freeOrigins, ref.origin)
-	return gone
+// free empties the slot of an origin none of whose records is held any more, dropping its
+// references, so that the batch it came in can be freed once its records went on.
+func (s *stream) free(slot uint32) {
+	s.origins[slot] = origin{}
+	s.freeOrigins = append(s.freeOrigins, slot)
 }
