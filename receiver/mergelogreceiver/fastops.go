@@ -34,6 +34,7 @@ type fastChain struct {
 	// attrs is the most attributes a record came out with: records are made with room for
 	// that many, so that parsers do not grow them.
 	attrs int
+	rec   plog.LogRecord // the record being built, when the batch takes it at once
 }
 
 // fastOp is one operator: its step, and what stanza's TransformerOperator does around it.
@@ -61,7 +62,10 @@ func newFastChain(ops []operator.Config, rawBody bool, logger *zap.Logger) *fast
 	if rawBody || len(ops) == 0 {
 		return nil
 	}
-	c := &fastChain{logger: logger, tmp: pcommon.NewValueEmpty(), empty: pcommon.NewValueEmpty(), scratch: stanza.New()}
+	c := &fastChain{
+		logger: logger, tmp: pcommon.NewValueEmpty(), empty: pcommon.NewValueEmpty(), scratch: stanza.New(),
+		rec: plog.NewLogRecord(),
+	}
 	for _, op := range ops {
 		fop, ok := fastOpOf(op)
 		if !ok {
@@ -150,10 +154,18 @@ func (c *fastChain) fail(op *fastOp, err error) bool {
 // record on, or settles e when an operator dropped it.
 func (r *mergelogReceiver) toFastChain(e *entry) {
 	c := r.chain.fast
-	lr := plog.NewLogRecord()
+	// Without a merge window the record goes into the batch at once, which moves it out and
+	// leaves c.rec empty for the next one; the merge window holds records, each its own.
+	lr := c.rec
+	if r.merge != nil {
+		lr = plog.NewLogRecord()
+	}
 	lr.Attributes().EnsureCapacity(c.attrs)
 	fillRecord(lr, e, r.out.rawBody, r.out.numbers)
 	if !c.run(lr) {
+		if r.merge == nil {
+			c.rec = plog.NewLogRecord()
+		}
 		r.out.settle(e.s, e.seq)
 		return
 	}
