@@ -24,12 +24,12 @@ type entry struct {
 	at       int64      // Unix nanoseconds; meaningful when timed
 	timed    bool
 	observed int64
-	logtag   string        // the native container operator's logtag attribute
-	out      *stanza.Entry // what the operators made of it
+	logtag   string         // the native container operator's logtag attribute
+	out      *stanza.Entry  // what the operators made of it
 	rec      plog.LogRecord // with native, what the fast chain made of it
 	native   bool
-	unmarked bool          // a copy made by a fan-out: no ledger entry of its own
-	shared   bool          // out may be another record's too (a fan-out): not recycled
+	unmarked bool // a copy made by a fan-out: no ledger entry of its own
+	shared   bool // out may be another record's too (a fan-out): not recycled
 }
 
 // emitEntry is a joiner's sink for stream s: it numbers the entry, shapes it and sends it on,
