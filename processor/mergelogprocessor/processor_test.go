@@ -298,6 +298,40 @@ func TestOutputGroupedByResource(t *testing.T) {
 	assert.Equal(t, []string{"node-a", "node-b", "node-a", "node-b"}, runs)
 }
 
+// The records of one resource's scopes, interleaved in time, come out under one copy of the
+// resource, each run under a copy of its scope; the stored batch is deleted once all its runs
+// were accepted.
+func TestOutputKeepsScopes(t *testing.T) {
+	mem := testkit.NewMemStorage()
+	cfg, host := withStorage(testConfig(), mem)
+	h := startHarness(t, cfg, &testkit.LogsSink{}, host)
+	h.open("web", "node-a", "node-b")
+	ld := batch("web", "node-a")
+	for _, sc := range []struct {
+		name     string
+		instants []int
+	}{{"s1", []int{10, 30}}, {"s2", []int{20, 40}}} {
+		sl := ld.ResourceLogs().At(0).ScopeLogs().AppendEmpty()
+		sl.Scope().SetName(sc.name)
+		batch("web", "node-a", sc.instants...).ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().MoveAndAppendTo(sl.LogRecords())
+	}
+	require.NoError(t, h.proc.ConsumeLogs(context.Background(), ld))
+	h.send("web", "node-b", 50)
+	assert.Equal(t, bodies("node-a@10 node-a@20 node-a@30 node-a@40"), h.delivered())
+	last := h.sink.Batches()[len(h.sink.Batches())-1]
+	require.Equal(t, 1, last.ResourceLogs().Len())
+	var scopes []string
+	for _, sl := range last.ResourceLogs().At(0).ScopeLogs().All() {
+		scopes = append(scopes, sl.Scope().Name())
+	}
+	assert.Equal(t, []string{"s1", "s2", "s1", "s2"}, scopes)
+
+	h.clock.advance(time.Second)
+	h.tick()
+	assert.Equal(t, bodies("node-a@10 node-a@20 node-a@30 node-a@40 node-b@50"), h.delivered())
+	assert.Equal(t, []string{"batches.low", "batches.next"}, mem.Keys())
+}
+
 // Timestamps far in the future or the past, and clocks behind: every record goes out (by
 // max_delay at the latest), those behind what went out at once and counted late, none dropped,
 // each source's in its own order. A source a year ahead then makes the others late: counted.
