@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/processor/processortest"
 
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 	"github.com/mergelog/otelcol-mergelog/processor/logsgzipprocessor/internal/metadata"
 )
 
@@ -194,10 +195,10 @@ type cpuMeter struct {
 	ok        bool
 }
 
-func (m *cpuMeter) start() { m.at, m.ok = processCPUTime() }
+func (m *cpuMeter) start() { m.at, m.ok = testkit.ProcessCPUTime() }
 
 func (m *cpuMeter) stop() {
-	if now, ok := processCPUTime(); ok && m.ok {
+	if now, ok := testkit.ProcessCPUTime(); ok && m.ok {
 		m.total += now - m.at
 	}
 }

@@ -129,14 +129,14 @@ func benchmarkMerge(b *testing.B, stored, interleaved bool) {
 	// measure runs the round, then waits until what it released is delivered, so that the
 	// delivery goroutine's work falls in the measured time.
 	measure := func(r int) {
-		cpu0, ok0 := processCPUTime()
+		cpu0, ok0 := testkit.ProcessCPUTime()
 		b.StartTimer()
 		send(r)
 		for p.queue.records() > 0 {
 			runtime.Gosched()
 		}
 		b.StopTimer()
-		cpu1, ok1 := processCPUTime()
+		cpu1, ok1 := testkit.ProcessCPUTime()
 		cpu += cpu1 - cpu0
 		cpuOK = cpuOK && ok0 && ok1
 	}

@@ -20,12 +20,12 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/mergelog/otelcol-mergelog/bench/internal/rig"
 	"github.com/mergelog/otelcol-mergelog/bench/internal/stats"
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 )
 
 type options struct {
@@ -200,13 +200,13 @@ func cpuPercent(d time.Duration, profile, window string) (pct float64, err error
 	return 100 * float64(cpuTime()-cpu0) / float64(time.Since(wall0)), nil
 }
 
-// cpuTime is user + sys of this process, all threads (getrusage RUSAGE_SELF: children apart).
+// cpuTime is this process's CPU time (children apart: the trickle writer is one).
 func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		panic(err) // cannot fail for RUSAGE_SELF with a valid pointer
+	cpu, ok := testkit.ProcessCPUTime()
+	if !ok {
+		panic("idlebench: no process CPU time on this system")
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return cpu
 }
 
 // writeTrickle appends one line a second to every tenth file of dir, the writes spread over the
