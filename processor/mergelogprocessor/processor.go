@@ -13,6 +13,8 @@ import (
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processorhelper"
 	"go.uber.org/zap"
+
+	"github.com/mergelog/otelcol-mergelog/internal/storageext"
 )
 
 // mergelogProcessor takes records into per-key merge streams in ConsumeLogs, which returns as
@@ -77,7 +79,7 @@ func (p *mergelogProcessor) asProcessor(set processor.Settings) (processor.Logs,
 
 func (p *mergelogProcessor) start(ctx context.Context, host component.Host) error {
 	if p.cfg.StorageID != nil {
-		client, err := storageClient(ctx, host, *p.cfg.StorageID, p.self)
+		client, err := storageext.Client(ctx, host, *p.cfg.StorageID, component.KindProcessor, p.self)
 		if err != nil {
 			return err
 		}

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"sync"
 
-	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/extension/xextension/storage"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.uber.org/zap"
@@ -44,22 +43,6 @@ type batchStore struct {
 
 func newBatchStore(client storage.Client, logger *zap.Logger) *batchStore {
 	return &batchStore{client: client, logger: logger, next: 1, low: 1, pending: map[uint64]int{}}
-}
-
-func storageClient(ctx context.Context, host component.Host, id, self component.ID) (storage.Client, error) {
-	ext, ok := host.GetExtensions()[id]
-	if !ok {
-		return nil, fmt.Errorf("storage: extension %q not found", id)
-	}
-	se, ok := ext.(storage.Extension)
-	if !ok {
-		return nil, fmt.Errorf("storage: extension %q is not a storage extension", id)
-	}
-	client, err := se.GetClient(ctx, component.KindProcessor, self, "")
-	if err != nil {
-		return nil, fmt.Errorf("storage: extension %q: %w", id, err)
-	}
-	return client, nil
 }
 
 // restore reads the bounds of what the last run may have stored: the batches [from, to), to

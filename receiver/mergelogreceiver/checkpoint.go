@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 
-	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/extension/xextension/storage"
 	"go.uber.org/zap"
 
@@ -39,22 +38,6 @@ type checkpointStore struct {
 	// with the next one).
 	pending map[uint64][]byte
 	gone    map[uint64]bool
-}
-
-func storageClient(ctx context.Context, host component.Host, id, self component.ID) (storage.Client, error) {
-	ext, ok := host.GetExtensions()[id]
-	if !ok {
-		return nil, fmt.Errorf("storage: extension %q not found", id)
-	}
-	se, ok := ext.(storage.Extension)
-	if !ok {
-		return nil, fmt.Errorf("storage: extension %q is not a storage extension", id)
-	}
-	client, err := se.GetClient(ctx, component.KindReceiver, self, "")
-	if err != nil {
-		return nil, fmt.Errorf("storage: extension %q: %w", id, err)
-	}
-	return client, nil
 }
 
 // restore gives the tracker the stored checkpoint, if any: the per-identity keys, or the

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/mergelog/otelcol-mergelog/internal/filetrack"
+	"github.com/mergelog/otelcol-mergelog/internal/storageext"
 	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/metadata"
 )
 
@@ -107,7 +108,7 @@ func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error
 		return err
 	}
 	if r.cfg.StorageID != nil {
-		client, err := storageClient(ctx, host, *r.cfg.StorageID, r.set.ID)
+		client, err := storageext.Client(ctx, host, *r.cfg.StorageID, component.KindReceiver, r.set.ID)
 		if err != nil {
 			return errors.Join(err, tracker.Close())
 		}
