@@ -52,8 +52,8 @@ type fastStep interface {
 	run(c *fastChain, lr plog.LogRecord) error
 }
 
-// errIfNotString is the error of `body matches` on a body that is not a string, which expr
-// fails on.
+// errIfNotString is the error of `body matches` on a body that is neither a string nor empty
+// (nil), which expr fails on.
 var errIfNotString = errors.New("running if expr: body is not a string")
 
 // newFastChain returns the fast chain for ops, or nil when an operator, or one of its
@@ -120,6 +120,9 @@ func (c *fastChain) run(lr plog.LogRecord) bool {
 		op := &c.ops[i]
 		if op.match != nil {
 			body := lr.Body()
+			if body.Type() == pcommon.ValueTypeEmpty {
+				continue // expr's `nil matches …` is false, not an error: the operator is skipped
+			}
 			if body.Type() != pcommon.ValueTypeStr {
 				if !c.fail(op, errIfNotString) {
 					return false
