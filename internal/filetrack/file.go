@@ -120,8 +120,23 @@ func (f *File) Yield() {
 		return
 	}
 	f.tail.rewind(f.off)
+	f.checkAtOffset()
 	f.needSeek = true
 	f.giveBack()
+}
+
+// checkAtOffset records a check point where the caller stopped reading a plain file before its
+// end (the tail's window lies beyond it, in what was read ahead): a copy made before reading
+// comes back here (copytruncate while the caller's deliveries wait) is then told for what it
+// is, not left undecided until it counts as a new file and is read again from its start.
+func (f *File) checkAtOffset() {
+	if f.off <= int64(f.t.opts.FingerprintSize) || f.fd == nil {
+		return
+	}
+	var buf [checkWindow]byte
+	if w, ok := readWindow(f.fd, f.off, &buf); ok {
+		f.record(check{off: f.off, sum: sum(w)})
+	}
 }
 
 // Next returns the next complete line, without its newline, and the offset
@@ -238,7 +253,11 @@ func (f *File) addCheck() {
 	if f.tail.pos <= int64(f.t.opts.FingerprintSize) || !f.tail.complete() {
 		return
 	}
-	c := check{off: f.tail.pos, sum: f.tail.sum()}
+	f.record(check{off: f.tail.pos, sum: f.tail.sum()})
+}
+
+// record adds c to f's check points.
+func (f *File) record(c check) {
 	f.mu.Lock()
 	var changed bool
 	if f.checks, changed = addCheck(f.checks, c); changed {

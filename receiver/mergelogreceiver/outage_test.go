@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -118,4 +119,75 @@ func TestOutageBeyondMaxDeletedBytesCountsTheLoss(t *testing.T) {
 		named += e.ContextMap()["unread_bytes"].(int64)
 	}
 	assert.Equal(t, lostBytes, named, "the warnings name every byte lost")
+}
+
+// gzipAway compresses p to p.gz and removes p, as logrotate's compress does.
+func gzipAway(t *testing.T, p string) {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	require.NoError(t, err)
+	testkit.WriteFile(t, p+".gz", string(testkit.Compress(t, testkit.Gzip, data)))
+	require.NoError(t, os.Remove(p))
+}
+
+// While the batch is parked polls go on, and a file rotated meanwhile is seen mid-read, with
+// no check point where reading stopped unless the round that left it took one: here a
+// copytruncate, then move/create with delaycompress, then move with gzip, all while every
+// delivery waits. The copy must continue the file where it was left, not become a new file
+// read again from its start once its match stays undecided (800 lines came twice before).
+func TestOutageRotationsWhileParkedReadEachLineOnce(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testConfig(dir)
+	cfg.Include = []string{filepath.Join(dir, "o1.log*")}
+	cfg.Batch.MaxRecords = 100
+	cfg.Batch.MaxInFlight = 4
+	path := filepath.Join(dir, "o1.log")
+	written := testkit.Lines("a line", 0, 900)
+	testkit.WriteFile(t, path, testkit.Text(written))
+	release, blocked := make(chan struct{}), make(chan struct{}, 1)
+	sink := &testkit.LogsSink{Answer: func(ctx context.Context, call int, _ plog.Logs) error {
+		if call <= 3 {
+			return nil
+		}
+		select {
+		case blocked <- struct{}{}:
+		default:
+		}
+		return blockUntil(ctx, release)
+	}}
+	startReceiver(t, cfg, sink, nil)
+	<-blocked
+	// The rotations are paced by polls of the parked receiver (about 30 each): the assertions
+	// hold however many polls a slow machine makes, the defect shows once a few ran.
+	polls := func(n int) { time.Sleep(time.Duration(n) * cfg.PollInterval) }
+	polls(30)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	testkit.WriteFile(t, path+".1", string(data)) // copytruncate
+	require.NoError(t, os.Truncate(path, 0))
+	more := testkit.Lines("b line", 0, 800)
+	written = append(written, more...)
+	testkit.AppendFile(t, path, testkit.Text(more))
+	polls(30)
+	require.NoError(t, os.Rename(path, path+".2")) // move/create, delaycompress
+	created := testkit.Lines("c line", 0, 100)
+	written = append(written, created...)
+	testkit.WriteFile(t, path, testkit.Text(created))
+	gzipAway(t, path+".1")
+	polls(30)
+	require.NoError(t, os.Rename(path, path+".3")) // move and compress at once
+	gzipAway(t, path+".3")
+	gzipAway(t, path+".2")
+	polls(30)
+	close(release)
+	got := map[string]int{}
+	for _, b := range sink.WaitForBodies(t, len(written)) {
+		got[b]++
+	}
+	assert.Never(t, func() bool { return sink.RecordCount() > len(written) }, settle, 5*time.Millisecond, "records beyond those written")
+	for _, l := range written {
+		if got[l] != 1 {
+			t.Errorf("%q delivered %d times", l, got[l])
+		}
+	}
 }
