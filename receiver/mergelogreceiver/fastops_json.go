@@ -170,25 +170,33 @@ func (p *jsonParser) object() bool {
 		if !p.value() {
 			return false
 		}
-		p.toks[open].members++
-		p.space()
-		if p.i == len(p.s) {
-			return false
-		}
-		switch p.s[p.i] {
-		case ',':
-			p.i++
-			p.space()
-		case '}':
-			p.i++
-			p.add('}')
+		if done, ok := p.afterMember(open, '}'); !ok || done {
 			p.keys = p.keys[:mark]
-			p.depth--
-			return true
-		default:
-			return false
+			return ok
 		}
 	}
+}
+
+// afterMember ends a member of the object or array whose token is at open: a ',' before the
+// next member, or its closing byte (done).
+func (p *jsonParser) afterMember(open int, closing byte) (done, ok bool) {
+	p.toks[open].members++
+	p.space()
+	if p.i == len(p.s) {
+		return false, false
+	}
+	switch p.s[p.i] {
+	case ',':
+		p.i++
+		p.space()
+		return false, true
+	case closing:
+		p.i++
+		p.add(closing)
+		p.depth--
+		return true, true
+	}
+	return false, false
 }
 
 // array tokenizes […] at p.i.
@@ -211,22 +219,8 @@ func (p *jsonParser) array() bool {
 		if !p.value() {
 			return false
 		}
-		p.toks[open].members++
-		p.space()
-		if p.i == len(p.s) {
-			return false
-		}
-		switch p.s[p.i] {
-		case ',':
-			p.i++
-			p.space()
-		case ']':
-			p.i++
-			p.add(']')
-			p.depth--
-			return true
-		default:
-			return false
+		if done, ok := p.afterMember(open, ']'); !ok || done {
+			return ok
 		}
 	}
 }
