@@ -249,6 +249,8 @@ func TestConsumeWaitsForSlowNextConsumer(t *testing.T) {
 	h.send("web", "node-a", 1, 2, 3, 4)
 	h.clock.advance(time.Second)
 	h.tick() // released, not taken
+	// ConsumeLogs waits while the next consumer takes nothing: the deadline must pass, however
+	// slow the machine; its length only bounds the test.
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	err := h.proc.ConsumeLogs(ctx, batch("web", "node-a", 5))
