@@ -20,6 +20,8 @@ import (
 	copyop "github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator/transformer/copy"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator/transformer/move"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator/transformer/remove"
+
+	"github.com/mergelog/otelcol-mergelog/internal/anchoredre"
 )
 
 // The errors of the fast steps: only that there is one matters (on_error), as in stanza.
@@ -41,7 +43,9 @@ func fastStepOf(b operator.Builder) (fastStep, helper.TransformerConfig, bool) {
 		if err != nil || c.Cache.Size > 0 {
 			return nil, c.TransformerConfig, false
 		}
-		step, ok := parserStepOf(c.ParserConfig, regexValues{re: re, names: re.SubexpNames()})
+		values := &regexValues{re: re, names: re.SubexpNames(), dst: make([]int, 0, 2*(re.NumSubexp()+1))}
+		values.m, _ = anchoredre.Compile(re)
+		step, ok := parserStepOf(c.ParserConfig, values)
 		return step, c.TransformerConfig, ok
 	case *severity.Config:
 		sev, ok := fastSeverityOf(&c.SeverityConfig)
@@ -146,13 +150,22 @@ func (jsonValues) parseInto(c *fastChain, s string, attrs pcommon.Map) error {
 }
 
 // regexValues are regex_parser's: each named group's match, "" when it did not take part.
+// A pattern anchoredre covers goes through its matcher (regexp's very submatches, several
+// times faster), into dst, the same slice for every line; the others through regexp.
 type regexValues struct {
 	re    *regexp.Regexp
 	names []string
+	m     *anchoredre.Matcher // nil when not covered
+	dst   []int
 }
 
-func (r regexValues) parseInto(_ *fastChain, s string, attrs pcommon.Map) error {
-	m := r.re.FindStringSubmatchIndex(s)
+func (r *regexValues) parseInto(_ *fastChain, s string, attrs pcommon.Map) error {
+	var m []int
+	if r.m != nil {
+		m = r.m.SubmatchIndex(s, r.dst)
+	} else {
+		m = r.re.FindStringSubmatchIndex(s)
+	}
 	if m == nil {
 		return errFastNoMatch
 	}
