@@ -45,6 +45,7 @@ test-loaded: $(COLLECTOR)
 
 unit:
 	$(GO) test -race -count=1 ./...
+	FILETRACK_TEST_WATCH=oracle $(GO) test -race -count=1 ./internal/filetrack/
 	cd bench && $(GO) test -race -count=1 ./...
 
 # Tests that run the built collector as a process (they skip under plain `go test`). The fault

@@ -15,7 +15,7 @@ import (
 func (t *Tracker) checkSources() {
 	clear(t.drained)
 	t.drained = t.drained[:0]
-	for _, f := range t.files {
+	for _, f := range t.v.files {
 		df := f.src
 		if df == nil || f.done {
 			continue
@@ -126,7 +126,7 @@ func (t *Tracker) goneRewritten(f *File, df *diskFile) {
 		zap.String("path", df.path), zap.Int64("offset", f.off))
 	t.closeFile(f)
 	f.src, f.draining, f.truncated = nil, false, true
-	delete(t.disk, df.key)
+	t.dropDisk(df)
 }
 
 // detach takes df away from identity f: df is matched again as a new
@@ -134,5 +134,6 @@ func (t *Tracker) goneRewritten(f *File, df *diskFile) {
 func (t *Tracker) detach(f *File, df *diskFile) {
 	t.closeFile(f)
 	f.src, f.draining, f.stalled, f.truncated = nil, false, false, true
-	df.role, df.ident, df.truncatedFrom, df.retry = roleNew, nil, f, true
+	t.setRole(df, roleNew, nil)
+	df.truncatedFrom, df.retry = f, true
 }

@@ -18,7 +18,10 @@ func (t *Tracker) allocate() []*File {
 	limit := t.opts.MaxConcurrentFiles
 	cands, comp := t.cands[:0], t.compressed[:0]
 	pinned, decoding := 0, 0
-	for _, f := range t.files {
+	for _, f := range t.v.files {
+		if f.forgotten {
+			continue
+		}
 		f.chosen = false
 		switch {
 		case f.fd != nil && f.pinned():
@@ -62,7 +65,7 @@ func (t *Tracker) allocate() []*File {
 		passes = 1
 	}
 	for pass := 0; pass < passes && need > limit-t.fdsOpen; pass++ {
-		for _, f := range t.files {
+		for f := range t.v.opened {
 			if need <= limit-t.fdsOpen {
 				break
 			}
@@ -80,8 +83,8 @@ func (t *Tracker) allocate() []*File {
 	}
 	clear(cands)
 	t.cands = cands[:0]
-	for _, f := range t.files {
-		if !f.listed && (f.fd != nil && f.pinned() || f.err != nil) {
+	for _, f := range t.v.files {
+		if !f.forgotten && !f.listed && (f.fd != nil && f.pinned() || f.err != nil) {
 			out = append(out, f)
 			f.listed = true
 		}
@@ -129,6 +132,7 @@ func (t *Tracker) openForRead(f *File) bool {
 		return false
 	}
 	f.fd, f.needSeek = fd, true
+	t.v.opened[f] = struct{}{}
 	return true
 }
 
@@ -139,8 +143,8 @@ func (t *Tracker) slot() bool {
 		return true
 	}
 	var victim *File
-	for _, f := range t.files {
-		if f.fd == nil || f.pinned() {
+	for f := range t.v.opened {
+		if f.pinned() {
 			continue
 		}
 		if victim == nil || victim.wants() && !f.wants() ||
@@ -173,6 +177,7 @@ func (t *Tracker) closeFileErr(f *File) error {
 	}
 	err := t.closeFd(f.fd)
 	f.fd = nil
+	delete(t.v.opened, f)
 	return err
 }
 

@@ -26,6 +26,9 @@ type diskFile struct {
 	seen           uint64 // last poll in which a matched path led here
 	atStart        bool   // found at the first poll
 	changed        bool   // size or modification time changed at the last poll
+	listed         bool   // seen at its last visit (see visits)
+	dropped        bool   // no longer in Tracker.disk
+	visited        uint64 // the last poll that visited it
 	retry          bool   // to be matched again at the next poll even if unchanged
 	stalls         int    // polls without change while undecided
 	role           role
@@ -36,50 +39,64 @@ type diskFile struct {
 	kind           decompress.Kind
 }
 
-// scan follows each listed file (see list): new, changed, moved.
+// scan follows each listed file (see list): new, changed, moved. A narrow
+// poll (see visits) looks only at the paths relist stated again.
 func (t *Tracker) scan() {
-	var cutoff int64
-	if t.opts.ExcludeOlderThan > 0 {
-		cutoff = time.Now().Add(-t.opts.ExcludeOlderThan).UnixNano()
-	}
-	listing := t.selected() // ordering_criteria: the files chosen to be followed (ordering.go)
-	for i := range listing {
-		e := &listing[i]
-		switch {
-		case e.err != nil:
-			t.report(e.path, e.err)
-			continue
-		case e.what != "":
-			t.reportAs(e.path, e.what, nil)
-			continue
+	if t.v.wide {
+		var cutoff int64
+		if t.opts.ExcludeOlderThan > 0 {
+			cutoff = time.Now().Add(-t.opts.ExcludeOlderThan).UnixNano()
 		}
-		// Too old, at every poll and for tracked files too, as file_log: not seen, so a
-		// tracked file is let go as one that went away (read to its end if open, then finished).
-		if cutoff != 0 && e.mtime < cutoff {
-			continue
+		listing := t.selected() // ordering_criteria: the files chosen to be followed (ordering.go)
+		for i := range listing {
+			t.scanEntry(&listing[i], cutoff)
 		}
-		df := t.disk[e.key]
-		if df != nil && df.seen == t.poll {
-			continue // another path to the same file: read it once
+	} else {
+		for _, p := range t.v.relisted {
+			if i, ok := slices.BinarySearchFunc(t.listing, p, byPath); ok {
+				t.scanEntry(&t.listing[i], 0)
+			}
 		}
-		if df == nil {
-			df = &diskFile{key: e.key, atStart: t.poll == 1, changed: true}
-			t.disk[e.key] = df
-		} else {
-			df.changed = e.size != df.size || e.mtime != df.mtime
-		}
-		if df.path != e.path {
-			t.moved(df, e.path)
-		}
-		df.prevSize, df.size, df.mtime, df.seen = df.size, e.size, e.mtime, t.poll
-		if df.role == roleSource {
-			df.ident.draining = false
-		}
+		t.scanUnchanged()
 	}
 	for p := range t.reported {
 		if _, ok := slices.BinarySearchFunc(t.listing, p, byPath); !ok {
 			delete(t.reported, p)
 		}
+	}
+}
+
+func (t *Tracker) scanEntry(e *listed, cutoff int64) {
+	switch {
+	case e.err != nil:
+		t.report(e.path, e.err)
+		return
+	case e.what != "":
+		t.reportAs(e.path, e.what, nil)
+		return
+	}
+	// Too old, at every poll and for tracked files too, as file_log: not seen, so a
+	// tracked file is let go as one that went away (read to its end if open, then finished).
+	if cutoff != 0 && e.mtime < cutoff {
+		return
+	}
+	df := t.disk[e.key]
+	if df != nil && df.seen == t.poll {
+		return // another path to the same file: read it once
+	}
+	if df == nil {
+		df = &diskFile{key: e.key, atStart: t.poll == 1, changed: true}
+		t.disk[e.key] = df
+	} else {
+		df.changed = e.size != df.size || e.mtime != df.mtime
+	}
+	t.visitDisk(df)
+	if df.path != e.path {
+		t.moved(df, e.path)
+	}
+	df.prevSize, df.size, df.mtime, df.seen = df.size, e.size, e.mtime, t.poll
+	if df.role == roleSource {
+		df.ident.draining = false
 	}
 }
 
@@ -98,8 +115,8 @@ func (t *Tracker) moved(df *diskFile, p string) {
 // sweep handles the files not seen in this poll: an open one is drained, the
 // others are forgotten (an identity can find them again by fingerprint).
 func (t *Tracker) sweep() {
-	for key, df := range t.disk {
-		if df.seen == t.poll {
+	for _, df := range t.v.disks {
+		if df.seen == t.poll || df.dropped {
 			continue
 		}
 		df.changed = false
@@ -114,6 +131,6 @@ func (t *Tracker) sweep() {
 			}
 			f.src = nil
 		}
-		delete(t.disk, key)
+		t.dropDisk(df)
 	}
 }

@@ -26,6 +26,16 @@
 // whose listing did not change, after a poll that left nothing to do (see
 // atRest), is skipped. Where watches are unavailable every poll lists fully.
 //
+// Most polls between full listings are narrow (see visits): they look only at
+// the files that may need something (the paths the watches reported, files
+// being read, drained, waiting for a copy or to be forgotten, every shadow),
+// so that their cost follows the files that changed, not the files followed.
+// A full listing, ordering_criteria, exclude_older_than and a file dropped
+// from the listing make a poll wide: everything is looked at, as without
+// watches. A file left quiet waits at most for the next full listing for
+// anything no event announces (a delete_after_read that failed is tried
+// again then).
+//
 // # Identity
 //
 // A file is identified by its fingerprint: the first FingerprintSize bytes of

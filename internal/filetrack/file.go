@@ -58,6 +58,8 @@ type File struct {
 	// Poll's bookkeeping.
 	handedOut, chosen, listed bool
 	lastSeen, lastServed      uint64
+	visited                   uint64 // the last poll that visited it (see visits)
+	forgotten                 bool
 	committed                 int64 // guarded by t.mu
 	records                   int64 // the caller's record count at committed; guarded by t.mu
 

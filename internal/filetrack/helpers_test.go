@@ -53,9 +53,13 @@ func (h *harness) start(opts Options) {
 	if opts.Include == nil {
 		opts.Include = []string{filepath.Join(h.dir, "*")}
 	}
+	oracle := useWatchOracle(&opts)
 	tr, err := New(opts)
 	if err != nil {
 		h.t.Fatal(err)
+	}
+	if oracle {
+		tr.watch.newHints = func() (hinter, error) { return &oracleHints{include: opts.Include}, nil }
 	}
 	h.tr = tr
 	h.lines, h.errs, h.ends = map[uint64][]string{}, map[uint64][]error{}, map[uint64]int64{}

@@ -51,7 +51,9 @@ func (t *Tracker) listAll() {
 // relist states again the paths that changed, the symbolic links whose
 // targets did, and the paths skipped for now; a changed path that matches the
 // globs and is not listed yet is added, and a listed one that no longer
-// exists is dropped. It reports whether the listing changed.
+// exists is dropped. It reports whether the listing changed, and keeps for
+// scan the paths it stated that are listed now and the keys of the entries it
+// dropped or replaced (see visits).
 func (t *Tracker) relist(changed []string) (moved bool) {
 	again := t.again[:0]
 	for i := range t.listing {
@@ -68,14 +70,20 @@ func (t *Tracker) relist(changed []string) (moved bool) {
 		i, found := slices.BinarySearchFunc(t.listing, p, byPath)
 		switch {
 		case found && gone:
+			t.v.unlisted = append(t.v.unlisted, t.listing[i].key)
 			t.listing = slices.Delete(t.listing, i, i+1)
 			moved = true
 		case found:
 			moved = moved || !t.listing[i].same(&e)
+			if t.listing[i].key != e.key {
+				t.v.unlisted = append(t.v.unlisted, t.listing[i].key)
+			}
 			t.listing[i] = e
+			t.v.relisted = append(t.v.relisted, p)
 			t.watch.relinked(e)
 		case !gone && t.wanted(p):
 			t.listing = slices.Insert(t.listing, i, e)
+			t.v.relisted = append(t.v.relisted, p)
 			t.watch.relinked(e)
 			moved = true
 		}

@@ -17,7 +17,7 @@ import (
 // resolveAll matches new, changed and undecided files to identities.
 func (t *Tracker) resolveAll() {
 	work := t.work[:0]
-	for _, df := range t.disk {
+	for _, df := range t.v.disks {
 		if df.seen != t.poll || df.size == 0 {
 			continue
 		}
@@ -55,7 +55,7 @@ func (t *Tracker) resolve(df *diskFile) {
 				return
 			}
 		}
-		df.role, df.ident = roleNew, nil
+		t.setRole(df, roleNew, nil)
 	}
 	cands := t.idx.compatible(fp, t.cands[:0])
 	slices.SortFunc(cands, func(a, b *File) int {
@@ -167,7 +167,8 @@ func (t *Tracker) identify(df *diskFile) (*os.File, []byte, bool) {
 // has none.
 func (t *Tracker) attach(df *diskFile, x *File, strong bool) {
 	df.stalls, df.truncatedFrom = 0, nil
-	df.role, df.ident, df.strong, df.verifiedGen = roleShadow, x, strong, x.checkGen
+	t.setRole(df, roleShadow, x)
+	df.strong, df.verifiedGen = strong, x.checkGen
 }
 
 func (t *Tracker) setSource(x *File, df *diskFile) {
@@ -176,7 +177,7 @@ func (t *Tracker) setSource(x *File, df *diskFile) {
 		t.log.Info("continuing a file from its copy",
 			zap.String("from", x.path), zap.String("to", df.path), zap.Int64("offset", x.off))
 	}
-	df.role, df.ident = roleSource, x
+	t.setRole(df, roleSource, x)
 	x.src, x.key, x.kind = df, df.key, df.kind
 	x.path, x.resolved = df.path, df.resolved
 	x.draining, x.eof, x.truncated = false, false, false
@@ -249,7 +250,7 @@ func (t *Tracker) startOffset(f *File, fd *os.File, size int64) int64 {
 // by copytruncate, a compressed rotation, the file itself after a restart.
 func (t *Tracker) adopt() {
 	waiting := t.cands[:0]
-	for _, df := range t.disk {
+	for _, df := range t.v.disks {
 		if df.role != roleShadow || df.seen != t.poll {
 			continue
 		}

@@ -12,7 +12,7 @@ import (
 // had its round to flush their partial lines) and counts bytes read by
 // rounds that stopped before the end.
 func (t *Tracker) housekeep() {
-	for _, f := range t.files {
+	for _, f := range t.v.files {
 		if f.done && (f.fd != nil || f.lr != nil) {
 			t.closeFile(f)
 		}
@@ -28,9 +28,9 @@ func (t *Tracker) deleteRead() {
 	if !t.opts.DeleteAfterRead {
 		return
 	}
-	for _, f := range t.files {
+	for _, f := range t.v.files {
 		df := f.src
-		if df == nil || f.failed || f.skipped || f.draining || f.committed < f.off {
+		if df == nil || f.forgotten || f.failed || f.skipped || f.draining || f.committed < f.off {
 			continue
 		}
 		if f.kind == decompress.Plain {
@@ -48,27 +48,25 @@ func (t *Tracker) deleteRead() {
 		t.closeFile(f)
 		t.finish(f)
 		f.src = nil
-		delete(t.disk, df.key)
+		t.dropDisk(df)
 	}
 }
 
 // forget drops the identities whose files have been gone for a while.
 func (t *Tracker) forget() {
-	for _, df := range t.disk {
-		if df.ident != nil {
+	for _, df := range t.v.disks {
+		if df.ident != nil && !df.dropped {
 			df.ident.lastSeen = t.poll
 		}
 	}
-	for id, f := range t.files {
-		if f.lastSeen+forgetPolls > t.poll || f.fd != nil || f.committed < f.off {
+	for _, f := range t.v.files {
+		if f.forgotten || f.lastSeen+forgetPolls > t.poll || f.fd != nil || f.committed < f.off {
 			continue
 		}
 		t.loseUnread(f)
 		t.finish(f)
 		t.idx.remove(f)
-		delete(t.files, id)
-		delete(t.changed, id)
-		t.gone = append(t.gone, id)
+		t.forgetFile(f)
 	}
 }
 

@@ -143,6 +143,7 @@ type Tracker struct {
 
 	listing []listed // the matched paths, sorted (see list)
 	watch   watching
+	v       visits // what this poll looks at (see visits)
 
 	// scratch, reused across polls
 	paths, again []string
@@ -216,6 +217,7 @@ func New(opts Options) (*Tracker, error) {
 		fpRaw:    make([]byte, opts.FingerprintSize),
 		fpDec:    make([]byte, opts.FingerprintSize),
 		watch:    newWatching(),
+		v:        newVisits(),
 	}
 	t.lines.New = func() any {
 		return linereader.New(nil, linereader.Options{MaxLineSize: opts.MaxLineSize, Newline: opts.Newline})
@@ -246,11 +248,14 @@ func (t *Tracker) pollFor(holding bool) []*File {
 		return nil
 	}
 	t.holding = holding
-	if !t.list() && t.watch.rest {
+	moved, all := t.list()
+	if !moved && t.watch.rest {
+		t.v.relisted = t.v.relisted[:0]
 		return nil // nothing changed, and the last poll left nothing to do
 	}
 	t.poll++
 	t.finished = t.finished[:0]
+	t.beginVisits(all)
 	t.housekeep()
 	t.scan()
 	t.sweep()
@@ -261,6 +266,7 @@ func (t *Tracker) pollFor(holding bool) []*File {
 	t.deleteRead()
 	t.forget()
 	out := t.allocate()
+	t.endVisits(out)
 	t.watch.rest = t.atRest(out)
 	return out
 }
@@ -277,6 +283,7 @@ func (t *Tracker) Commit(id uint64, end, records int64) (moved bool) {
 		f.committed, f.records = end, records
 		t.changed[id] = struct{}{}
 		t.watch.rest = false
+		t.stirFile(f)
 		return true
 	}
 	return false

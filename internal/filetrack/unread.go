@@ -51,7 +51,7 @@ func (t *Tracker) boundDeleted() {
 				"deleted files held open would take more disk space than the configured bound")
 			t.closeFile(f)
 			f.src, f.draining = nil, false
-			delete(t.disk, df.key)
+			t.dropDisk(df)
 			t.finish(f)
 		}
 	}

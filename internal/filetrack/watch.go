@@ -76,27 +76,28 @@ func newWatching() watching {
 // list brings the listing up to date: fully at every poll without watches;
 // with them, fully at the full-scan interval and at once whenever the watches
 // lost track, otherwise only where they reported changes. It reports whether
-// the listing may have changed (always, after a full listing).
-func (t *Tracker) list() (moved bool) {
+// the listing may have changed (always, after a full listing), and whether it
+// listed fully.
+func (t *Tracker) list() (moved, all bool) {
 	w := &t.watch
 	if t.opts.Watch && !w.tried {
 		t.startWatching()
 	}
 	if w.hints == nil {
 		t.listAll()
-		return true
+		return true, true
 	}
 	now := w.now()
 	changed, rescan := w.hints.Changes()
 	if !rescan && !w.again && !w.broken && now.Sub(w.lastFull) < t.opts.FullScanInterval {
-		return t.relist(changed)
+		return t.relist(changed), false
 	}
 	t.listAll()
 	w.lastFull = now
 	if !w.broken || now.Sub(w.lastSync) >= t.opts.FullScanInterval {
 		t.syncWatches(now)
 	}
-	return true
+	return true, true
 }
 
 // atRest reports whether a poll after this one, with the same listing and no
@@ -110,17 +111,8 @@ func (t *Tracker) atRest(out []*File) bool {
 	if t.watch.hints == nil || len(out) > 0 || len(t.finished) > 0 {
 		return false
 	}
-	for _, f := range t.files {
-		if f.wants() || f.pinned() || f.stalled || f.err != nil || f.lastSeen != t.poll ||
-			f.off != f.counted || f.done && (f.fd != nil || f.lr != nil) {
-			return false
-		}
-	}
-	for _, df := range t.disk {
-		if df.seen != t.poll || df.retry || df.role == roleShadow &&
-			(df.ident.src == nil || !df.strong && df.verifiedGen != df.ident.checkGen) {
-			return false
-		}
+	if len(t.v.busyFiles) > 0 || len(t.v.busyDisks) > 0 {
+		return false // see quietFile and quietDisk; what was not visited is quiet
 	}
 	if t.opts.ExcludeOlderThan > 0 {
 		ages := t.watch.lastFull.Add(t.opts.FullScanInterval).Add(-t.opts.ExcludeOlderThan).UnixNano()
@@ -192,7 +184,8 @@ func (t *Tracker) watchDirs() []string {
 }
 
 // globDirs adds the directories that pattern's directory part matches, and
-// those between them and its static base.
+// those between them and its static base, the base itself always: the first
+// directory to match appears there.
 func (w *watching) globDirs(pattern string) {
 	dirs := path.Dir(filepath.ToSlash(pattern))
 	base, rest := doublestar.SplitPattern(dirs)
@@ -200,6 +193,7 @@ func (w *watching) globDirs(pattern string) {
 		w.watched[filepath.FromSlash(dirs)] = struct{}{} // a single directory
 		return
 	}
+	w.watched[filepath.FromSlash(base)] = struct{}{}
 	// New validated the pattern; I/O errors are skipped, as globbing does.
 	_ = doublestar.GlobWalk(os.DirFS(base), rest, func(p string, d fs.DirEntry) error {
 		dir := path.Join(base, p)

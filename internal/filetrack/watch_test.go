@@ -276,3 +276,26 @@ func TestWatchWithInotify(t *testing.T) {
 		t.Fatal("the rotation was seen by a full listing, not by the watches")
 	}
 }
+
+// A glob whose directory part matches nothing yet watches its static base: the
+// first directory to match, and its files, are seen without a full listing
+// (the receiver's first poll can come before a pod's directory exists).
+func TestWatchSeesFirstDirectory(t *testing.T) {
+	h := newHarness(t, Options{StartAtBeginning: true})
+	h.start(Options{Include: []string{filepath.Join(h.dir, "*", "*.log")}, StartAtBeginning: true,
+		Watch: true, FullScanInterval: time.Hour})
+	probe, err := h.tr.watch.newHints()
+	if err != nil {
+		t.Skip("no directory watches here:", err)
+	}
+	must(t, probe.Close())
+	h.round()
+	pod := h.path("pod1")
+	must(t, os.Mkdir(pod, 0o755))
+	testkit.WriteFile(t, filepath.Join(pod, "app.log"), text(lines("a", 0, 2)))
+	testkit.WaitUntil(t, testkit.Timeout, "the first directory's file", func() bool {
+		h.round()
+		return len(h.all()) >= 2
+	})
+	h.expect(lines("a", 0, 2))
+}

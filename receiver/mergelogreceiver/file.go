@@ -43,6 +43,8 @@ type tailedFile struct {
 	drained   bool      // Next reached io.EOF since the tracker last handed the file out
 	done      bool      // read to its end: flushed, merge input finished
 	blocked   bool      // holds max_held_per_file entries in the merge window
+	queued    bool      // in reading.order
+	idle      bool      // in reading.idle
 	touched   bool      // settled entries since the last commit
 	piece     bool      // the last line read was cut at max_log_size: the next continues it
 	cut       cutLine   // with format container: the line the pieces belong to

@@ -13,10 +13,15 @@ const chunkBytes = 256 << 10
 // reading is the files the receiver follows and where its reading is: the tracker, each file's
 // state, the round robin over them and the poll timing. Owned by the run goroutine.
 type reading struct {
-	tracker     *filetrack.Tracker
-	files       map[uint64]*tailedFile
-	order       []*tailedFile // files in reading order (round robin)
-	cursor      int           // the file of order the read round is at
+	tracker *filetrack.Tracker
+	files   map[uint64]*tailedFile
+	// order is the files to read, in reading order (round robin): those handed out and not
+	// read to io.EOF since, and those done but not settled yet. idle is the files read to
+	// io.EOF that may have something to flush. A round's work follows the files with data,
+	// not the files followed.
+	order       []*tailedFile
+	idle        []*tailedFile
+	cursor      int // the file of order the read round is at
 	resources   resources
 	nextPoll    time.Time
 	pollOverdue bool         // reading stops until the next poll
@@ -34,16 +39,21 @@ func (rd *reading) pollDue() bool {
 	return rd.pollOverdue
 }
 
-// dropDone forgets the files that are finished and whose entries are all settled.
-func (rd *reading) dropDone() {
+// compact takes out of order the files read to io.EOF, which a poll puts back when it hands
+// them out again, and forgets those that are finished and whose entries are all settled.
+func (rd *reading) compact() {
 	kept := rd.order[:0]
 	for _, f := range rd.order {
-		if f.done && f.settled() {
+		switch {
+		case f.done && f.settled():
 			delete(rd.files, f.id)
 			rd.resources.release(f.resource)
-			continue
+			f.queued = false
+		case f.drained && !f.done:
+			f.queued = false
+		default:
+			kept = append(kept, f)
 		}
-		kept = append(kept, f)
 	}
 	clear(rd.order[len(kept):])
 	rd.order = kept
@@ -64,7 +74,10 @@ func (r *mergelogReceiver) poll(now time.Time) {
 		if f == nil {
 			f = r.newTailedFile(file, now)
 			rd.files[f.id] = f
+		}
+		if !f.queued {
 			rd.order = append(rd.order, f)
+			f.queued = true
 		}
 		f.file = file
 		f.drained = false
@@ -100,7 +113,7 @@ func (r *mergelogReceiver) readRound() (more bool) {
 		}
 	}
 	rd.cursor = 0
-	rd.dropDone()
+	rd.compact()
 	return more
 }
 
@@ -131,6 +144,10 @@ func (r *mergelogReceiver) readFile(f *tailedFile) (more bool) {
 			// io.EOF: nothing more for now. Another error ends the file, and the tracker
 			// has logged it.
 			f.drained = true
+			if !f.idle {
+				r.read.idle = append(r.read.idle, f)
+				f.idle = true
+			}
 			break
 		}
 		budget -= len(line) + 1
@@ -181,9 +198,15 @@ func (r *mergelogReceiver) line(f *tailedFile, line []byte, end int64) {
 // returns when the next such flush is due. Only files read to the end of their data qualify:
 // one held back (merge, chunk budget) has its next lines still unread.
 func (r *mergelogReceiver) flushIdle(now time.Time) (due time.Time) {
+	rd := &r.read
+	if r.stopping || r.out.parked {
+		return due
+	}
 	period := r.cfg.ForceFlushPeriod
-	for _, f := range r.read.order {
-		if f.done || !f.drained || r.stopping || r.out.parked {
+	kept := rd.idle[:0]
+	for _, f := range rd.idle {
+		if f.done || !f.drained {
+			f.idle = false // handed out again: back in idle at its next io.EOF
 			continue
 		}
 		tail, end := f.file.Partial()
@@ -191,15 +214,19 @@ func (r *mergelogReceiver) flushIdle(now time.Time) (due time.Time) {
 			f.lastData, f.partial = now, len(tail)
 		}
 		if period <= 0 || (len(tail) == 0 && !f.pending()) {
+			f.idle = false // nothing waits: only reading can change that
 			continue
 		}
+		kept = append(kept, f)
 		if at := f.lastData.Add(period); now.Before(at) {
 			due = earliest(due, at)
 			continue
 		}
-		r.read.observed = now.UnixNano()
+		rd.observed = now.UnixNano()
 		r.flushTail(f, tail, end)
 	}
+	clear(rd.idle[len(kept):])
+	rd.idle = kept
 	return due
 }
 
