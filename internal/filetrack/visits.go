@@ -152,16 +152,14 @@ func (t *Tracker) markUnchanged(df *diskFile) {
 func (t *Tracker) endVisits(out []*File) {
 	v := &t.v
 	for _, f := range v.files {
-		switch {
-		case f.forgotten:
-		case t.quietFile(f):
+		if f.forgotten || t.quietFile(f) {
 			delete(v.busyFiles, f)
-		default:
+		} else {
 			v.busyFiles[f] = struct{}{}
 		}
 	}
 	for _, f := range out {
-		v.busyFiles[f] = struct{}{}
+		t.stirFile(f) // a forgotten one is out once, finished
 	}
 	for _, df := range v.disks {
 		df.listed = df.seen == t.poll

@@ -299,3 +299,47 @@ func TestWatchSeesFirstDirectory(t *testing.T) {
 	})
 	h.expect(lines("a", 0, 2))
 }
+
+// Narrow polls (see visits) look only at what may need something, and the
+// tracker comes to rest once nothing does: after files were read, after one
+// was deleted while it had no descriptor (one descriptor for two files) and its
+// identity, finished only then, was forgotten; a quiet one stays unvisited.
+func TestWatchNarrowPollsComeToRest(t *testing.T) {
+	h, hints, _ := watched(t, Options{StartAtBeginning: true, FullScanInterval: time.Hour, MaxConcurrentFiles: 1})
+	testkit.WriteFile(t, h.path("a.log"), text(lines("a", 0, 2)))
+	testkit.WriteFile(t, h.path("b.log"), text(lines("b", 0, 2)))
+	h.rounds(6)
+	h.expect(lines("a", 0, 2), lines("b", 0, 2))
+	if !h.tr.watch.rest || len(h.tr.v.busyFiles)+len(h.tr.v.busyDisks) != 0 {
+		t.Fatalf("not at rest after reading: busy %d files, %d on disk", len(h.tr.v.busyFiles), len(h.tr.v.busyDisks))
+	}
+	var closed, open *File
+	for _, f := range h.tr.files {
+		if f.fd == nil {
+			closed = f
+		} else {
+			open = f
+		}
+	}
+	if closed == nil || open == nil {
+		t.Fatal("want one file with the descriptor and one without")
+	}
+	must(t, os.Remove(closed.Path()))
+	hints.paths = []string{closed.Path()}
+	h.rounds(forgetPolls + 3)
+	if n := h.tr.Stats().FilesTracked; n != 1 {
+		t.Fatalf("%d identities, want one (the deleted file's forgotten)", n)
+	}
+	if !h.tr.watch.rest || len(h.tr.v.busyFiles)+len(h.tr.v.busyDisks) != 0 {
+		t.Fatalf("not at rest after forgetting: busy %d files, %d on disk", len(h.tr.v.busyFiles), len(h.tr.v.busyDisks))
+	}
+	testkit.AppendFile(t, open.Path(), "more\n")
+	hints.paths = []string{open.Path()}
+	h.round()
+	if got := h.tr.v.files; len(got) != 1 || got[0] != open {
+		t.Fatalf("visited %d identities, want the written one only", len(got))
+	}
+	if l := h.lines[open.ID()]; l[len(l)-1] != "more" {
+		t.Fatalf("read %q, want the line written last", l)
+	}
+}
