@@ -1,7 +1,9 @@
 package mergelogreceiver
 
 import (
+	"math/bits"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	gojson "github.com/goccy/go-json"
@@ -11,37 +13,40 @@ import (
 // jsonParser is json_parser's parse for the fast path: a JSON object merged into the record's
 // attributes with the values stanza's parser gives (goccy/go-json decoding into map[string]any:
 // numbers float64, objects maps, arrays slices, null an empty value) as ConvertEntries turns
-// them into pdata. A line of plain, well-formed JSON, the common case, is cut into tokens, then
-// built from them straight into the attributes (so a line that fails changes nothing);
-// anything the tokenizer does not handle exactly as goccy does — not an object, not JSON at
-// all, duplicate keys, \u escapes of surrogates, invalid UTF-8, control characters, numbers
-// out of range, deep nesting — is decoded by goccy itself, which decides whether it is valid.
+// them into pdata. A line of plain, well-formed JSON, the common case, is read in one pass
+// straight into the attributes. Anything the pass does not handle exactly as goccy does — not
+// an object, not JSON at all, duplicate keys, \u escapes of surrogates, invalid UTF-8, control
+// characters, numbers out of range, deep nesting — stops it: the attributes are put back as
+// they were and goccy itself decodes the line, deciding whether it is valid.
 type jsonParser struct {
 	s     string
 	i     int
-	toks  []jsonToken
-	keys  []string // the keys of the objects open, innermost last, for duplicates
 	depth int
 	buf   []byte // an unescaped string
+	// replaced are the attributes the object replaced, with their values, to put back when
+	// the line fails.
+	replaced []jsonReplaced
+	// sizes are the member counts of the previous line's containers in the order they opened:
+	// pdata grows a map or a slice by append, and the lines of a log are much alike, so a
+	// container is made with room for as many as the one at its place in the line before.
+	sizes  []int
+	opened int // the containers opened in this line
 }
 
-// jsonToken is one token of a line: kind is '{', '}', '[', ']', 's' (a string, key or value),
-// 'n' (a number), 't', 'f' or 'z' (null).
-type jsonToken struct {
-	kind    byte
-	members int     // '{', '[': how many, to size the map or slice once
-	str     string  // 's': a slice of the line, or unescaped
-	num     float64 // 'n'
-}
-
-// jsonMaxDepth bounds the nesting the tokenizer follows; deeper documents go to goccy.
+// jsonMaxDepth bounds the nesting the pass follows; deeper documents go to goccy.
 const jsonMaxDepth = 64
 
 // parseInto merges the object s into attrs, or returns the error goccy gives for s.
 func (p *jsonParser) parseInto(s string, attrs pcommon.Map) error {
-	if p.tokenize(s) {
-		attrs.EnsureCapacity(attrs.Len() + p.toks[0].members)
-		p.buildObject(attrs, 1)
+	p.s, p.i, p.depth, p.opened = s, 0, 0, 0
+	n := attrs.Len()
+	ok := p.document(attrs, n)
+	if !ok {
+		p.restore(attrs, n)
+	}
+	clear(p.replaced) // not to hold the values replaced (or given back) alive
+	p.replaced = p.replaced[:0]
+	if ok {
 		return nil
 	}
 	var m map[string]any
@@ -55,58 +60,14 @@ func (p *jsonParser) parseInto(s string, attrs pcommon.Map) error {
 	return nil
 }
 
-// buildObject puts the members of the object whose tokens start at i (after its '{') into m,
-// replacing keys m holds; it returns the index after the object's '}'.
-func (p *jsonParser) buildObject(m pcommon.Map, i int) int {
-	for p.toks[i].kind != '}' {
-		i = p.buildValue(m.PutEmpty(p.toks[i].str), i+1)
-	}
-	return i + 1
-}
-
-// buildValue sets v to the value whose tokens start at i and returns the index after them.
-func (p *jsonParser) buildValue(v pcommon.Value, i int) int {
-	t := &p.toks[i]
-	switch t.kind {
-	case '{':
-		m := v.SetEmptyMap()
-		m.EnsureCapacity(t.members)
-		return p.buildObject(m, i+1)
-	case '[':
-		sl := v.SetEmptySlice()
-		sl.EnsureCapacity(t.members)
-		i++
-		for p.toks[i].kind != ']' {
-			i = p.buildValue(sl.AppendEmpty(), i)
-		}
-		return i + 1
-	case 's':
-		v.SetStr(t.str)
-	case 'n':
-		v.SetDouble(t.num)
-	case 't', 'f':
-		v.SetBool(t.kind == 't')
-	}
-	return i + 1
-}
-
-// tokenize cuts s into p.toks; false when s is not one object the tokenizer handles.
-func (p *jsonParser) tokenize(s string) bool {
-	p.s, p.i, p.depth = s, 0, 0
-	p.toks, p.keys = p.toks[:0], p.keys[:0]
+// document reads the line, one object, into attrs, which has n attributes before it.
+func (p *jsonParser) document(attrs pcommon.Map, n int) bool {
 	p.space()
-	if p.i == len(s) || s[p.i] != '{' {
-		return false
-	}
-	if !p.object() {
+	if p.i == len(p.s) || p.s[p.i] != '{' || !p.object(attrs, n) {
 		return false
 	}
 	p.space()
-	return p.i == len(s)
-}
-
-func (p *jsonParser) add(kind byte) {
-	p.toks = append(p.toks, jsonToken{kind: kind})
+	return p.i == len(p.s)
 }
 
 func (p *jsonParser) space() {
@@ -120,25 +81,23 @@ func (p *jsonParser) space() {
 	}
 }
 
-// object tokenizes {…} at p.i.
-func (p *jsonParser) object() bool {
-	p.depth++
-	if p.depth > jsonMaxDepth {
+// object reads {…} at p.i into m, whose first orig members were there before it (only the
+// record's attributes, the one map whose keys the object may replace, have any).
+func (p *jsonParser) object(m pcommon.Map, orig int) bool {
+	if p.depth++; p.depth > jsonMaxDepth {
 		return false
 	}
 	p.i++ // {
-	open := len(p.toks)
-	p.add('{')
-	mark := len(p.keys)
-	var seen uint64
+	j, size := p.open()
+	m.EnsureCapacity(m.Len() + size)
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
-		p.add('}')
 		p.depth--
+		p.closed(j, 0)
 		return true
 	}
-	for {
+	for members := 1; ; members++ {
 		if p.i == len(p.s) || p.s[p.i] != '"' {
 			return false
 		}
@@ -146,41 +105,52 @@ func (p *jsonParser) object() bool {
 		if !ok {
 			return false
 		}
-		// seen has a bit per key's length and ends: only keys whose bit is set can be equal.
-		bit := uint64(1) << (uint(len(key)) % 64)
-		if key != "" {
-			bit |= uint64(1) << (uint(key[0]^key[len(key)-1]) % 64)
-		}
-		if seen&bit == bit {
-			for _, k := range p.keys[mark:] {
-				if k == key {
-					return false
-				}
-			}
-		}
-		seen |= bit
-		p.keys = append(p.keys, key)
-		p.toks = append(p.toks, jsonToken{kind: 's', str: key})
 		p.space()
 		if p.i == len(p.s) || p.s[p.i] != ':' {
 			return false
 		}
 		p.i++
 		p.space()
-		if !p.value() {
+		v, found := m.GetOrPutEmpty(key)
+		if found && !p.replace(m, orig, key, v) || !p.value(v) {
 			return false
 		}
-		if done, ok := p.afterMember(open, '}'); !ok || done {
-			p.keys = p.keys[:mark]
+		if done, ok := p.afterMember('}'); !ok || done {
+			p.closed(j, members)
 			return ok
 		}
 	}
 }
 
-// afterMember ends a member of the object or array whose token is at open: a ',' before the
-// next member, or its closing byte (done).
-func (p *jsonParser) afterMember(open int, closing byte) (done, ok bool) {
-	p.toks[open].members++
+// array reads […] at p.i into sl.
+func (p *jsonParser) array(sl pcommon.Slice) bool {
+	if p.depth++; p.depth > jsonMaxDepth {
+		return false
+	}
+	p.i++ // [
+	j, size := p.open()
+	sl.EnsureCapacity(size)
+	p.space()
+	if p.i < len(p.s) && p.s[p.i] == ']' {
+		p.i++
+		p.depth--
+		p.closed(j, 0)
+		return true
+	}
+	for members := 1; ; members++ {
+		if !p.value(sl.AppendEmpty()) {
+			return false
+		}
+		if done, ok := p.afterMember(']'); !ok || done {
+			p.closed(j, members)
+			return ok
+		}
+	}
+}
+
+// afterMember ends a member of a container: a ',' before the next member, or the container's
+// closing byte (done).
+func (p *jsonParser) afterMember(closing byte) (done, ok bool) {
 	p.space()
 	if p.i == len(p.s) {
 		return false, false
@@ -192,142 +162,163 @@ func (p *jsonParser) afterMember(open int, closing byte) (done, ok bool) {
 		return false, true
 	case closing:
 		p.i++
-		p.add(closing)
 		p.depth--
 		return true, true
 	}
 	return false, false
 }
 
-// array tokenizes […] at p.i.
-func (p *jsonParser) array() bool {
-	p.depth++
-	if p.depth > jsonMaxDepth {
-		return false
-	}
-	p.i++ // [
-	open := len(p.toks)
-	p.add('[')
-	p.space()
-	if p.i < len(p.s) && p.s[p.i] == ']' {
-		p.i++
-		p.add(']')
-		p.depth--
-		return true
-	}
-	for {
-		if !p.value() {
-			return false
-		}
-		if done, ok := p.afterMember(open, ']'); !ok || done {
-			return ok
-		}
-	}
-}
-
-// value tokenizes one value at p.i.
-func (p *jsonParser) value() bool {
+// value reads one value at p.i into v, which is empty.
+func (p *jsonParser) value(v pcommon.Value) bool {
 	if p.i == len(p.s) {
 		return false
 	}
 	switch c := p.s[p.i]; {
 	case c == '{':
-		return p.object()
+		return p.object(v.SetEmptyMap(), 0)
 	case c == '[':
-		return p.array()
+		return p.array(v.SetEmptySlice())
 	case c == '"':
 		s, ok := p.str()
-		p.toks = append(p.toks, jsonToken{kind: 's', str: s})
+		if ok {
+			v.SetStr(s)
+		}
 		return ok
 	case c == '-' || c >= '0' && c <= '9':
-		return p.number()
-	}
-	for _, lit := range jsonLiterals {
-		if len(p.s)-p.i >= len(lit.text) && p.s[p.i:p.i+len(lit.text)] == lit.text {
-			p.i += len(lit.text)
-			p.add(lit.kind)
-			return true
+		f, ok := p.number()
+		if ok {
+			v.SetDouble(f)
 		}
+		return ok
 	}
-	return false
-}
-
-var jsonLiterals = [...]struct {
-	text string
-	kind byte
-}{{"true", 't'}, {"false", 'f'}, {"null", 'z'}}
-
-// number tokenizes a number of JSON's grammar, as float64 (goccy parses it with ParseFloat too).
-func (p *jsonParser) number() bool {
-	start := p.i
-	if p.s[p.i] == '-' {
-		p.i++
-	}
-	switch {
-	case p.i < len(p.s) && p.s[p.i] == '0':
-		p.i++
-	case p.i < len(p.s) && p.s[p.i] >= '1' && p.s[p.i] <= '9':
-		p.digits()
+	switch rest := p.s[p.i:]; {
+	case strings.HasPrefix(rest, "true"):
+		v.SetBool(true)
+		p.i += len("true")
+	case strings.HasPrefix(rest, "false"):
+		v.SetBool(false)
+		p.i += len("false")
+	case strings.HasPrefix(rest, "null"):
+		p.i += len("null") // v stays empty, as FromRaw leaves it for nil
 	default:
 		return false
 	}
-	if p.i < len(p.s) && p.s[p.i] == '.' {
-		p.i++
-		if !p.digits() {
-			return false
-		}
-	}
-	if p.i < len(p.s) && (p.s[p.i] == 'e' || p.s[p.i] == 'E') {
-		p.i++
-		if p.i < len(p.s) && (p.s[p.i] == '+' || p.s[p.i] == '-') {
-			p.i++
-		}
-		if !p.digits() {
-			return false
-		}
-	}
-	f, err := strconv.ParseFloat(p.s[start:p.i], 64)
-	p.toks = append(p.toks, jsonToken{kind: 'n', num: f})
-	return err == nil
+	return true
 }
 
-// digits reads one digit or more.
-func (p *jsonParser) digits() bool {
-	start := p.i
-	for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
-		p.i++
+// number reads a number of JSON's grammar, as float64 as goccy gives it (by ParseFloat); an
+// integer of up to 15 digits is exact in a float64, so ParseFloat would give it as it is.
+func (p *jsonParser) number() (float64, bool) {
+	s, i := p.s, p.i
+	neg := s[i] == '-'
+	if neg {
+		i++
 	}
-	return p.i > start
+	first := i
+	var n uint64
+	for i < len(s) && s[i]-'0' <= 9 {
+		n = n*10 + uint64(s[i]-'0')
+		i++
+	}
+	digits := i - first
+	if digits == 0 || digits > 1 && s[first] == '0' {
+		return 0, false
+	}
+	integer := true
+	if i < len(s) && s[i] == '.' {
+		integer = false
+		if i = jsonDigits(s, i+1); i < 0 {
+			return 0, false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		integer = false
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if i = jsonDigits(s, i); i < 0 {
+			return 0, false
+		}
+	}
+	f := float64(n)
+	if neg {
+		f = -f // -0 too, as ParseFloat gives it
+	}
+	if !integer || digits > 15 {
+		var err error
+		if f, err = strconv.ParseFloat(s[p.i:i], 64); err != nil {
+			return 0, false
+		}
+	}
+	p.i = i
+	return f, true
+}
+
+// jsonDigits returns the index after the digits of s from i, -1 when there is none.
+func jsonDigits(s string, i int) int {
+	start := i
+	for i < len(s) && s[i]-'0' <= 9 {
+		i++
+	}
+	if i == start {
+		return -1
+	}
+	return i
 }
 
 // str reads the string at p.i ("…"): a slice of the line without escapes, else unescaped.
 func (p *jsonParser) str() (string, bool) {
-	p.i++ // "
-	start := p.i
-	for p.i < len(p.s) {
-		for p.i < len(p.s) && jsonPlain[p.s[p.i]] {
-			p.i++
+	s, i := p.s, p.i+1
+	start := i
+	for {
+		// Eight bytes at a time while they are plain ASCII: most strings have no other byte.
+		for i+8 <= len(s) {
+			if m := jsonSpecial(word(s[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
+			i += 8
 		}
-		if p.i == len(p.s) {
-			break
+		for i < len(s) && jsonPlain[s[i]] {
+			i++
 		}
-		switch c := p.s[p.i]; {
+		if i == len(s) {
+			return "", false
+		}
+		switch c := s[i]; {
 		case c == '"':
-			p.i++
-			return p.s[start : p.i-1], true
+			p.i = i + 1
+			return s[start:i], true
 		case c == '\\':
+			p.i = i
 			return p.escaped(start)
 		case c < 0x20:
 			return "", false
 		default:
-			r, n := utf8.DecodeRuneInString(p.s[p.i:])
+			r, n := utf8.DecodeRuneInString(s[i:])
 			if r == utf8.RuneError {
 				return "", false
 			}
-			p.i += n
+			i += n
 		}
 	}
-	return "", false
+}
+
+// jsonSpecial has the high bit set of each byte of w (8 bytes of a line) that is not plain
+// (jsonPlain), and maybe of bytes after it: the lowest set bit is the first byte that is not.
+func jsonSpecial(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q, bs := w^(ones*'"'), w^(ones*'\\')
+	// (x - ones) &^ x has the high bit of x's zero bytes; w - 0x20s, of its bytes below 0x20.
+	return ((q-ones)&^q | (bs-ones)&^bs | (w-ones*0x20)&^w | w) & highs
+}
+
+// word is the 8 bytes of b little-endian, in one load.
+func word(b string) uint64 {
+	_ = b[7]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // jsonPlain marks the bytes a string holds as they are: ASCII but control characters, the
