@@ -92,6 +92,9 @@ var fastTrickyBodies = []string{
 	`{"a":"é中😀"}`, "{\"a\":\"\xff\"}", "{\"a\":\"\xc3\"}", "{\"a\":\"\x01\"}", "{\"a\":\"\x7f\"}", "{\"\xff\":1}", `{"a":"\u0000"}`,
 	`{"a":"` + "\uFFFD" + `"}`, `{"é":1,"\u00e9":2}`, `{"":1}`, `{"a" : 1 , "b" :[ 1 , 2 ] }`, "{\"a\":1\n}", "{\"a\":1\x0b}",
 	`{"log.file.name":"overwritten","msg":"m"}`, `{"msg":{"nested":true},"level":"info"}`, `{"msg":null,"level":null}`,
+	// A line that fails after it wrote attributes, one overwritten: parsed straight into the
+	// record, its writes are undone before stanza's decision.
+	`{"log.file.name":"x","a":tru}`, `{"log.file.name":{"y":[1,2]},"b":1,"c":}`, `{"n1":{"n2":{"n3":1}},"n1":"dup"}`,
 	`{"time":"2026-11-29T10:00:00.123456789Z","level":"warn","msg":"served"}`, `{"time":"2026-11-29T10:00:00+02:00","level":"ERROR"}`,
 	`{"time":"0001-01-01T00:00:00Z","level":"info"}`, `{"time":"not a time","level":"info"}`, `{"time":12,"level":7}`,
 	`{"level":"WARNING"}`, `{"level":9.5}`, `{"level":true}`, `{"level":[1]}`, `{"level":{"x":1}}`,
