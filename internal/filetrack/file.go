@@ -316,6 +316,9 @@ func (f *File) Partial() (tail []byte, end int64) {
 // ConsumePartial marks the Partial bytes as delivered: reading goes on after
 // them, and a later continuation of that line is read as a new line.
 func (f *File) ConsumePartial() {
+	f.t.mu.Lock()
+	f.t.stirFile(f) // the next poll counts the bytes consumed (see quietFile)
+	f.t.mu.Unlock()
 	if f.lr == nil {
 		f.off += int64(len(f.pending))
 		f.dropPending()

@@ -40,10 +40,12 @@ func (t *Tracker) listAll() {
 	t.paths = slices.Compact(t.paths)
 	clear(t.listing)
 	t.listing = t.listing[:0]
+	clear(t.v.paths)
 	for _, p := range t.paths {
 		if !t.excluded(p) {
 			e, _ := statPath(p)
 			t.listing = append(t.listing, e)
+			t.v.countPath(&e, 1)
 		}
 	}
 }
@@ -71,6 +73,7 @@ func (t *Tracker) relist(changed []string) (moved bool) {
 		switch {
 		case found && gone:
 			t.v.unlisted = append(t.v.unlisted, t.listing[i].key)
+			t.v.countPath(&t.listing[i], -1)
 			t.listing = slices.Delete(t.listing, i, i+1)
 			moved = true
 		case found:
@@ -78,10 +81,13 @@ func (t *Tracker) relist(changed []string) (moved bool) {
 			if t.listing[i].key != e.key {
 				t.v.unlisted = append(t.v.unlisted, t.listing[i].key)
 			}
+			t.v.countPath(&t.listing[i], -1)
+			t.v.countPath(&e, 1)
 			t.listing[i] = e
 			t.v.relisted = append(t.v.relisted, p)
 			t.watch.relinked(e)
 		case !gone && t.wanted(p):
+			t.v.countPath(&e, 1)
 			t.listing = slices.Insert(t.listing, i, e)
 			t.v.relisted = append(t.v.relisted, p)
 			t.watch.relinked(e)

@@ -1,5 +1,7 @@
 package filetrack
 
+import "slices"
+
 // visits is what a poll looks at. A wide poll visits every identity and every
 // file on disk; a narrow one only those that may need something of a stage:
 // the ones not quiet after their last visit, the ones stirred since (a path the
@@ -22,6 +24,9 @@ type visits struct {
 	// are listed now, and the keys of the entries it dropped or replaced.
 	relisted []string
 	unlisted []fileKey
+	// paths counts the listed paths of each file (hard links, and a link listed
+	// beside its target, make more than one).
+	paths map[fileKey]int
 }
 
 func newVisits() visits {
@@ -30,14 +35,16 @@ func newVisits() visits {
 		busyDisks: map[*diskFile]struct{}{},
 		shadows:   map[*diskFile]struct{}{},
 		opened:    map[*File]struct{}{},
+		paths:     map[fileKey]int{},
 	}
 }
 
 // beginVisits chooses this poll's visits. A poll is wide after a full listing
 // (the safety net that visits everything), when the selection or the age
-// limit may change with no event (ordering_criteria, exclude_older_than), and
-// when relist dropped a listed file: it may still be listed under another
-// path, which only a full scan tells.
+// limit may change with no event (ordering_criteria, exclude_older_than),
+// when relist dropped a file it knows or one still listed under another path,
+// and when a path it stated again is one of several to its file: a full scan
+// sees each file under its first path, as at every full listing.
 func (t *Tracker) beginVisits(listedAll bool) {
 	v := &t.v
 	clear(v.files)
@@ -46,7 +53,12 @@ func (t *Tracker) beginVisits(listedAll bool) {
 	v.scanned = false
 	v.wide = listedAll || t.opts.Ordering != nil || t.opts.ExcludeOlderThan > 0
 	for _, k := range v.unlisted {
-		if t.disk[k] != nil {
+		if t.disk[k] != nil || v.paths[k] > 0 {
+			v.wide = true
+		}
+	}
+	for _, p := range v.relisted {
+		if i, ok := slices.BinarySearchFunc(t.listing, p, byPath); ok && v.paths[t.listing[i].key] > 1 {
 			v.wide = true
 		}
 	}
@@ -82,7 +94,9 @@ func (t *Tracker) visitFile(f *File) {
 	}
 }
 
-// visitDisk adds df, with its identity, to this poll's visits.
+// visitDisk adds df, with its identity, to this poll's visits. A file listed
+// at its last visit in a narrow poll was seen, unvisited, at every poll since:
+// its identity's lastSeen is brought up to the last poll (forget counts from it).
 func (t *Tracker) visitDisk(df *diskFile) {
 	if df.visited == t.poll {
 		return
@@ -93,7 +107,21 @@ func (t *Tracker) visitDisk(df *diskFile) {
 		t.markUnchanged(df)
 	}
 	if df.ident != nil {
+		if !t.v.wide && df.listed {
+			df.ident.lastSeen = max(df.ident.lastSeen, t.poll-1)
+		}
 		t.visitFile(df.ident)
+	}
+}
+
+// countPath counts a listed entry towards its file's paths (by -1 when it
+// leaves the listing).
+func (v *visits) countPath(e *listed, by int) {
+	if e.problem() {
+		return
+	}
+	if v.paths[e.key] += by; v.paths[e.key] <= 0 {
+		delete(v.paths, e.key)
 	}
 }
 
