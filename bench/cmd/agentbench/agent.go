@@ -37,7 +37,7 @@ type limits struct {
 // runAgent runs the collector with configs until the gateway has every record of wl (or
 // timeout), measuring the agent process.
 func runAgent(otelcol string, configs, extraArgs []string, lim limits, gw *gateway, wl workload, timeout time.Duration, logPath string) result {
-	gw.expect(wl.records)
+	gw.expect(wl.records, wl.copies)
 	var args []string
 	for _, c := range configs {
 		args = append(args, "--config", c)
@@ -106,6 +106,9 @@ func runAgent(otelcol string, configs, extraArgs []string, lim limits, gw *gatew
 	}
 	if res.err == nil && noSeq > 0 {
 		res.err = fmt.Errorf("%d records without a seq of the workload (bodies changed?)", noSeq)
+	}
+	if res.err == nil && res.duplicates < 0 {
+		res.err = fmt.Errorf("records arrived with fewer than %d seqs each (an attribute parsed from the body missing?)", max(1, wl.copies))
 	}
 	return res
 }

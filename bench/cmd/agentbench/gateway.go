@@ -39,7 +39,11 @@ type gateway struct {
 	started  chan struct{}
 	complete chan struct{}
 	want     int
-	delay    time.Duration // added to every request: a slow gateway
+	// copies is how often each record's seq is in a request scanned undecoded: more than once
+	// where a parser copied the body's message into an attribute (seqs found ÷ copies are the
+	// records); 1 when decoding, which looks at bodies only.
+	copies int
+	delay  time.Duration // added to every request: a slow gateway
 	// decode unmarshals each request into pdata, as a gateway collector does; otherwise the
 	// request's bytes are scanned for the records' seqs (see scanSeqs), so that on a machine of
 	// two cores the stand-in takes less of the CPU the agent competes for.
@@ -108,12 +112,17 @@ func (g *gateway) startHTTP() error {
 	return nil
 }
 
-// expect resets the counts for a run that must deliver want records.
-func (g *gateway) expect(want int) {
+// expect resets the counts for a run that must deliver want records, each carrying its seq
+// copies times (see gateway.copies).
+func (g *gateway) expect(want, copies int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.seen = make([]uint64, want/64+1)
 	g.unique, g.total, g.noSeq, g.want = 0, 0, 0, want
+	g.copies = 1
+	if !g.decode && copies > 1 {
+		g.copies = copies
+	}
 	g.started = make(chan struct{})
 	g.complete = make(chan struct{})
 	g.wire.Store(0)
@@ -210,7 +219,7 @@ func (g *gateway) count(seq int) {
 func (g *gateway) counts() (total, unique, noSeq int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.total, g.unique, g.noSeq
+	return g.total / g.copies, g.unique, g.noSeq
 }
 
 func (g *gateway) stop() {

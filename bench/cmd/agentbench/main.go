@@ -3,6 +3,15 @@
 // beginning, exporting to a local OTLP endpoint that counts every record. Beside the shipped
 // agent config it runs, interleaved in the same run, the helm chart's logsCollection preset
 // (anchor a) and the preset's receiver inside the shipped pipeline (anchor b).
+//
+// The default workloads are pod logs (pods), one-line plain files (plain) and multiline
+// application logs (multiline). The ops-* workloads, chosen with -workloads, are issue 13's
+// chains of file_log operators, each on a workload of its own, read by both receivers with the
+// same operators (ops.go): ops-container ([container] on pod logs), ops-json (json_parser with
+// timestamp and severity on JSON application logs), ops-regex (regex_parser and
+// severity_parser on text application logs) and ops-podjson (container, json_parser, two moves
+// and a remove on pod logs of JSON). With -variants shipped,preset-rx the two sides run in the
+// same shipped pipeline, and ratio (b) is mergelog's over file_log's on the chain.
 package main
 
 import (
@@ -38,7 +47,7 @@ func main() {
 	flag.IntVar(&o.sizeMB, "size", 300, "MB of logs per workload")
 	flag.IntVar(&o.pods, "pods", 20, "pods (files) per workload")
 	flag.IntVar(&o.runs, "runs", 3, "runs of each variant on each workload (the table shows medians)")
-	flag.StringVar(&o.workloads, "workloads", "pods,plain,multiline", "workloads: pods, plain, multiline")
+	flag.StringVar(&o.workloads, "workloads", "pods,plain,multiline", "workloads: pods, plain, multiline; issue 13's operator chains, each read by both receivers with the same operators: "+opsNames)
 	flag.StringVar(&o.variants, "variants", "", "comma-separated variants (default: all); -list shows them")
 	flag.StringVar(&o.limits.gomaxprocs, "gomaxprocs", "1", "GOMAXPROCS of the agent (its CPU limit)")
 	flag.StringVar(&o.limits.gomemlimit, "gomemlimit", "400MiB", "GOMEMLIMIT of the agent (as the DaemonSet sets it)")
@@ -132,7 +141,10 @@ func generate(name, dir string, size int64, files int, seed uint64) (workload, e
 	case "multiline":
 		return multilineTree(dir, size, files, seed)
 	}
-	return workload{}, fmt.Errorf("unknown workload %q (pods, plain, multiline)", name)
+	if c, ok := opsCases[name]; ok {
+		return opsTree(c, name, dir, size, files, seed)
+	}
+	return workload{}, fmt.Errorf("unknown workload %q (pods, plain, multiline, %s)", name, opsNames)
 }
 
 func chooseVariants(o options) ([]variant, error) {

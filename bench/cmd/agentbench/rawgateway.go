@@ -10,8 +10,8 @@ import (
 
 // The undecoded gateway: OTLP/gRPC logs requests taken as bytes (gRPC has decompressed them)
 // and scanned for "seq=" and its 9 digits, which every record body of the workloads carries
-// once; nothing else of a workload's records holds "seq=". An empty ExportLogsServiceResponse
-// is zero bytes.
+// once; nothing else of a workload's records holds "seq=", but the attribute a parser copied
+// the body's message into (workload.copies). An empty ExportLogsServiceResponse is zero bytes.
 
 // rawMessage is a message kept as its encoded bytes.
 type rawMessage struct{ b []byte }

@@ -12,6 +12,7 @@ import (
 // row is the medians of one variant's runs on one workload.
 type row struct {
 	workload, variant string
+	about             string // the workload's
 	runs, failed      int
 	cpu, wall         float64 // seconds
 	busy              float64 // CPU ÷ wall during the catch-up
@@ -32,7 +33,7 @@ func (r result) line(wl workload) string {
 }
 
 func summarize(wl workload, v variant, rs []result) row {
-	out := row{workload: wl.name, variant: v.name, runs: len(rs), records: wl.records}
+	out := row{workload: wl.name, about: wl.about, variant: v.name, runs: len(rs), records: wl.records}
 	var cpu, wall, busy, rss, wire []float64
 	for _, r := range rs {
 		if r.err != nil {
@@ -60,12 +61,16 @@ func printTable(w io.Writer, o options, rows []row) {
 		o.sizeMB, o.pods, o.limits.gomaxprocs, o.limits.gomemlimit, o.runs, time.Now().UTC().Format(time.RFC3339))
 	for _, wl := range uniqueWorkloads(rows) {
 		anchor := map[string]float64{}
+		title := wl
 		for _, r := range rows {
 			if r.workload == wl {
 				anchor[r.variant] = r.mbPerCPU
+				if r.about != "" {
+					title = wl + ": " + r.about + ", the same operators in both receivers"
+				}
 			}
 		}
-		fmt.Fprintf(w, "\n%s\n\n", wl)
+		fmt.Fprintf(w, "\n%s\n\n", title)
 		fmt.Fprintln(w, "| variant | agent CPU-s | MB/cpu-s | × (a) preset | × (b) preset-rx | peak RSS MiB | wall s | CPU ÷ wall in catch-up | wire MB | records | max dup | failed |")
 		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 		for _, r := range rows {

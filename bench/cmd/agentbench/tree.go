@@ -11,12 +11,17 @@ import (
 
 // A workload is a tree of log files written before the agent starts (a catch-up: the agent
 // reads them from the beginning) and the number of records it must deliver. Every record
-// carries "seq=<n>" with n unique in the tree, so the gateway can tell each record once.
+// carries "seq=<n>" in its body with n unique in the tree, so the gateway can tell each record
+// once.
 type workload struct {
 	name    string
+	about   string // what the table says of it, if anything
 	root    string // the tree: kubelet's /var/log/pods, or a directory of plain files
 	records int
 	bytes   int64 // bytes of the files written
+	// copies is how often a record's seq is in the request that carries it: 1 (0 means 1), or
+	// 2 where a parser keeps the body and copies the message into an attribute.
+	copies int
 }
 
 // writer appends lines to one file through a buffer and counts its bytes.
@@ -63,11 +68,17 @@ func message(r *rand.Rand, seq int) string {
 	return fmt.Sprintf("level=info seq=%09d msg=%q", seq, body)
 }
 
-// podTree writes kubelet's layout, /var/log/pods/<ns>_<pod>_<uid>/<container>/0.log, in CRI
-// format: 10 % of the lines on stderr, 5 % split by the runtime into P pieces and a final F.
+// podTree is kubelet's tree of pods whose containers write message's lines.
 func podTree(dir string, size int64, pods int, seed uint64) (workload, error) {
-	wl := workload{name: "pods", root: filepath.Join(dir, "pods")}
 	r := rand.New(rand.NewPCG(seed, 1))
+	return criTree(workload{name: "pods", root: filepath.Join(dir, "pods")}, r, size, pods,
+		func(seq int) string { return message(r, seq) })
+}
+
+// criTree writes kubelet's layout, /var/log/pods/<ns>_<pod>_<uid>/<container>/0.log, under
+// wl.root in CRI format, a line of body a record: 10 % of the lines on stderr, 5 % split by the
+// runtime into P pieces and a final F.
+func criTree(wl workload, r *rand.Rand, size int64, pods int, body func(seq int) string) (workload, error) {
 	ws := make([]*writer, pods)
 	for i := range ws {
 		var err error
@@ -85,7 +96,7 @@ func podTree(dir string, size int64, pods int, seed uint64) (workload, error) {
 		if r.IntN(10) == 0 {
 			stream = "stderr"
 		}
-		msg := message(r, wl.records)
+		msg := body(wl.records)
 		before := w.bytes
 		if r.IntN(20) == 0 && len(msg) > 30 {
 			// The runtime splits a long line into pieces; none ends in a space, which

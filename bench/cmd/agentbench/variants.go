@@ -81,6 +81,9 @@ var variants = []variant{
 
 // workloadOverride points each receiver at a workload's files and sets how entries are made.
 func workloadOverride(wl workload) string {
+	if c, ok := opsCases[wl.name]; ok {
+		return c.override(wl.root)
+	}
 	switch wl.name {
 	case "plain":
 		return fmt.Sprintf(`
