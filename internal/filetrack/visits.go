@@ -207,15 +207,15 @@ func (t *Tracker) endVisits(out []*File) {
 // its reading counted, and closed if done.
 func (t *Tracker) quietFile(f *File) bool {
 	return !f.wants() && !f.pinned() && !f.stalled && f.err == nil && f.lastSeen == t.poll &&
-		f.off == f.counted && !(f.done && (f.fd != nil || f.lr != nil))
+		f.off == f.counted && (!f.done || f.fd == nil && f.lr == nil)
 }
 
 // quietDisk reports whether df needs nothing until it changes: seen at this
 // poll, not to be matched again, and, as a shadow, of an identity that has its
 // source and verified against its latest check points.
 func quietDisk(df *diskFile, poll uint64) bool {
-	return df.seen == poll && !df.retry && !(df.role == roleShadow &&
-		(df.ident.src == nil || !df.strong && df.verifiedGen != df.ident.checkGen))
+	return df.seen == poll && !df.retry && (df.role != roleShadow ||
+		df.ident.src != nil && (df.strong || df.verifiedGen == df.ident.checkGen))
 }
 
 // stirFile makes f visited at the next poll.

@@ -84,7 +84,8 @@ func (p *jsonParser) space() {
 // object reads {…} at p.i into m, whose first orig members were there before it (only the
 // record's attributes, the one map whose keys the object may replace, have any).
 func (p *jsonParser) object(m pcommon.Map, orig int) bool {
-	if p.depth++; p.depth > jsonMaxDepth {
+	p.depth++
+	if p.depth > jsonMaxDepth {
 		return false
 	}
 	p.i++ // {
@@ -124,7 +125,8 @@ func (p *jsonParser) object(m pcommon.Map, orig int) bool {
 
 // array reads […] at p.i into sl.
 func (p *jsonParser) array(sl pcommon.Slice) bool {
-	if p.depth++; p.depth > jsonMaxDepth {
+	p.depth++
+	if p.depth > jsonMaxDepth {
 		return false
 	}
 	p.i++ // [

@@ -146,7 +146,8 @@ func (e event) message() string {
 
 func (a *app) json(seq int) string {
 	e := a.next(seq)
-	return fmt.Sprintf(`{"time":"%s","level":"%s","logger":"%s","msg":"%s","method":"%s","path":"%s","status":%d,"duration_ms":%d,"request_id":"%016x","thread":"worker-%d"}`,
+	// %q is JSON's quoting for these ASCII values.
+	return fmt.Sprintf(`{"time":%q,"level":%q,"logger":%q,"msg":%q,"method":%q,"path":%q,"status":%d,"duration_ms":%d,"request_id":"%016x","thread":"worker-%d"}`,
 		e.at.Format(time.RFC3339Nano), e.level, e.logger, e.message(), e.method, e.path, e.status, e.ms, e.request, e.thread)
 }
 
