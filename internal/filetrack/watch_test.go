@@ -233,9 +233,10 @@ func TestWatchDirectoriesAndLinks(t *testing.T) {
 	h.expect(lines("p", 0, 2), lines("t", 0, 4))
 }
 
-// The real watches, end to end: writes, a new directory, a rotation, without a
-// full listing after the first ones (the interval is an hour).
-func TestWatchWithInotify(t *testing.T) {
+// inotifyHarness follows */*.log below its directory with the real watches and
+// a full listing an hour apart; it skips the test where watches are unavailable.
+func inotifyHarness(t *testing.T) *harness {
+	t.Helper()
 	h := newHarness(t, Options{StartAtBeginning: true})
 	h.start(Options{Include: []string{filepath.Join(h.dir, "*", "*.log")}, StartAtBeginning: true,
 		Watch: true, FullScanInterval: time.Hour})
@@ -244,6 +245,13 @@ func TestWatchWithInotify(t *testing.T) {
 		t.Skip("no directory watches here:", err)
 	}
 	must(t, probe.Close())
+	return h
+}
+
+// The real watches, end to end: writes, a new directory, a rotation, without a
+// full listing after the first ones (the interval is an hour).
+func TestWatchWithInotify(t *testing.T) {
+	h := inotifyHarness(t)
 	pod := h.path("pod1")
 	must(t, os.Mkdir(pod, 0o755))
 	p := filepath.Join(pod, "app.log")
@@ -281,14 +289,7 @@ func TestWatchWithInotify(t *testing.T) {
 // first directory to match, and its files, are seen without a full listing
 // (the receiver's first poll can come before a pod's directory exists).
 func TestWatchSeesFirstDirectory(t *testing.T) {
-	h := newHarness(t, Options{StartAtBeginning: true})
-	h.start(Options{Include: []string{filepath.Join(h.dir, "*", "*.log")}, StartAtBeginning: true,
-		Watch: true, FullScanInterval: time.Hour})
-	probe, err := h.tr.watch.newHints()
-	if err != nil {
-		t.Skip("no directory watches here:", err)
-	}
-	must(t, probe.Close())
+	h := inotifyHarness(t)
 	h.round()
 	pod := h.path("pod1")
 	must(t, os.Mkdir(pod, 0o755))
