@@ -56,7 +56,7 @@ func TestSameAsFileLog(t *testing.T) {
 			}
 			var want, got testkit.LogsSink
 			start(t, rig.FileLog, keys, &want, rig.Host{})
-			start(t, rig.Mergelog, keys, &got, rig.Host{})
+			start(t, rig.Mergelog, inOrder(keys), &got, rig.Host{})
 			waitSame(&want, &got, time.Second, 30*time.Second)
 			wantByFile, gotByFile := byFile(records(&want)), byFile(records(&got))
 			t.Logf("file_log: %d records from %d files", want.RecordCount(), len(wantByFile))
@@ -135,7 +135,7 @@ func TestSameAsFileLogEdges(t *testing.T) {
 			maps.Copy(keys, tc.keys)
 			var want, got testkit.LogsSink
 			start(t, rig.FileLog, keys, &want, rig.Host{})
-			start(t, rig.Mergelog, keys, &got, rig.Host{})
+			start(t, rig.Mergelog, inOrder(keys), &got, rig.Host{})
 			waitSame(&want, &got, time.Second, 15*time.Second)
 			w, g := bodies(records(&want)), bodies(records(&got))
 			if len(w) == 0 {

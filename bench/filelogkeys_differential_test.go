@@ -143,14 +143,14 @@ func TestFileLogKeysSameAsFileLog(t *testing.T) {
 			keys["poll_interval"] = "50ms"
 			var want, got testkit.LogsSink
 			stopW := startOn(t, rig.FileLog, keys, &want, filepath.Join(dir, "file_log"))
-			stopG := startOn(t, rig.Mergelog, keys, &got, filepath.Join(dir, "mergelog"))
+			stopG := startOn(t, rig.Mergelog, inOrder(keys), &got, filepath.Join(dir, "mergelog"))
 			waitSame(&want, &got, time.Second, 30*time.Second)
 			if tc.appends != nil {
 				stopW()
 				stopG()
 				write(t, dir, tc.appends, true)
 				startOn(t, rig.FileLog, keys, &want, filepath.Join(dir, "file_log"))
-				startOn(t, rig.Mergelog, keys, &got, filepath.Join(dir, "mergelog"))
+				startOn(t, rig.Mergelog, inOrder(keys), &got, filepath.Join(dir, "mergelog"))
 				waitSame(&want, &got, time.Second, 30*time.Second)
 			}
 			w, g := fullRecords(&want), fullRecords(&got)

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -82,6 +83,15 @@ func start(t *testing.T, rcv rig.Receiver, keys map[string]any, next consumer.Lo
 		}
 	})
 	return r
+}
+
+// inOrder is keys for mergelog with one batch in flight: several in flight reach the sink in
+// the order their deliveries end, and the differential tests compare each file's records in
+// order.
+func inOrder(keys map[string]any) map[string]any {
+	k := maps.Clone(keys)
+	k["batch"] = map[string]any{"max_in_flight": 1}
+	return k
 }
 
 // waitQuiet waits until s has records and has received no more for quiet, a time longer than

@@ -209,7 +209,7 @@ func TestOperatorsSameAsFileLog(t *testing.T) {
 			keys["poll_interval"] = "50ms"
 			var want, got testkit.LogsSink
 			start(t, rig.FileLog, keys, &want, rig.Host{})
-			start(t, rig.Mergelog, keys, &got, rig.Host{})
+			start(t, rig.Mergelog, inOrder(keys), &got, rig.Host{})
 			waitSame(&want, &got, time.Second, 30*time.Second)
 			w, g := fullRecords(&want), fullRecords(&got)
 			if len(w) == 0 {
