@@ -13,12 +13,16 @@ import (
 
 // MemStorage is an in-memory storage extension whose clients all share one map, so that a
 // component started again with the same MemStorage finds what the last one stored, as with
-// file_storage across a restart.
+// file_storage across a restart. It counts the writes, and Freeze makes it a process that died:
+// writes seem to succeed and store nothing.
 type MemStorage struct {
 	component.StartFunc
 	component.ShutdownFunc
-	mu   sync.Mutex
-	data map[string][]byte
+	mu     sync.Mutex
+	data   map[string][]byte
+	sets   int // Set calls and Set operations stored
+	bytes  int // their value bytes
+	frozen bool
 }
 
 var (
@@ -42,8 +46,17 @@ func (m *MemStorage) Get(_ context.Context, key string) ([]byte, error) {
 func (m *MemStorage) Set(_ context.Context, key string, value []byte) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.data[key] = append([]byte(nil), value...)
+	m.set(key, value)
 	return nil
+}
+
+func (m *MemStorage) set(key string, value []byte) {
+	if m.frozen {
+		return
+	}
+	m.data[key] = append([]byte(nil), value...)
+	m.sets++
+	m.bytes += len(value)
 }
 
 func (m *MemStorage) Delete(_ context.Context, key string) error {
@@ -62,7 +75,7 @@ func (m *MemStorage) Batch(_ context.Context, ops ...*storage.Operation) error {
 		case storage.Get:
 			op.Value = m.data[op.Key]
 		case storage.Set:
-			m.data[op.Key] = append([]byte(nil), op.Value...)
+			m.set(op.Key, op.Value)
 		case storage.Delete:
 			delete(m.data, op.Key)
 		}
@@ -71,6 +84,36 @@ func (m *MemStorage) Batch(_ context.Context, ops ...*storage.Operation) error {
 }
 
 func (m *MemStorage) Close(context.Context) error { return nil }
+
+// Writes returns how many values were stored, and their bytes.
+func (m *MemStorage) Writes() (sets, bytes int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.sets, m.bytes
+}
+
+// Freeze makes every later write seem to succeed and store nothing, as if the process had died
+// before it.
+func (m *MemStorage) Freeze() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.frozen = true
+}
+
+// Thaw ends Freeze.
+func (m *MemStorage) Thaw() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.frozen = false
+}
+
+// Value returns what key holds, and whether it holds anything.
+func (m *MemStorage) Value(key string) ([]byte, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	v, ok := m.data[key]
+	return v, ok
+}
 
 // Keys returns the keys stored, sorted.
 func (m *MemStorage) Keys() []string {

@@ -30,21 +30,17 @@ func TestCheckpointWritesAreProportionalToWhatChanged(t *testing.T) {
 	for i := range files {
 		testkit.WriteFile(t, filepath.Join(dir, fmt.Sprintf("f%04d.log", i)), fmt.Sprintf("file %d starts here with its own bytes\n", i))
 	}
-	m := newMemStorage()
+	m := testkit.NewMemStorage()
 	cfg, host := withStorage(testConfig(dir), m)
 	cfg.PollInterval = 50 * time.Millisecond
 	s := &testkit.CountingSink{}
 	startReceiver(t, cfg, s, host)
 	testkit.WaitUntil(t, testkit.Timeout, "the first line of every file", func() bool { return s.Records() >= files })
 	testkit.WaitUntil(t, testkit.Timeout, "the checkpoint of every file", func() bool {
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		return len(m.data) > files // a key per identity, and the index
+		return len(m.Keys()) > files // a key per identity, and the index
 	})
 
-	m.mu.Lock()
-	sets0, bytes0 := m.sets, m.bytes
-	m.mu.Unlock()
+	sets0, bytes0 := m.Writes()
 	whole := wholeCheckpointSize(t, m)
 	const rounds = 20
 	for r := range rounds {
@@ -55,13 +51,11 @@ func TestCheckpointWritesAreProportionalToWhatChanged(t *testing.T) {
 		testkit.WaitUntil(t, testkit.Timeout, "the trickle", func() bool { return s.Records() >= want })
 	}
 	testkit.WaitUntil(t, testkit.Timeout, "the last trickle checkpointed", func() bool {
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		return m.sets > sets0
+		n, _ := m.Writes()
+		return n > sets0
 	})
-	m.mu.Lock()
-	sets, written := m.sets-sets0, m.bytes-bytes0
-	m.mu.Unlock()
+	sets, written := m.Writes()
+	sets, written = sets-sets0, written-bytes0
 	perWrite := written / max(sets, 1)
 	t.Logf("%d files: %d Sets, %d bytes in %d rounds (%d a Set); the whole checkpoint is %d bytes",
 		files, sets, written, rounds, perWrite, whole)
@@ -72,7 +66,7 @@ func TestCheckpointWritesAreProportionalToWhatChanged(t *testing.T) {
 }
 
 // wholeCheckpointSize is the size of the checkpoint as one key, as releases before kept it.
-func wholeCheckpointSize(t *testing.T, m *memStorage) int {
+func wholeCheckpointSize(t *testing.T, m *testkit.MemStorage) int {
 	t.Helper()
 	tr, err := filetrack.New(filetrack.Options{Include: []string{"/nonexistent/*"}})
 	require.NoError(t, err)
@@ -89,7 +83,7 @@ func TestCheckpointOfTheReleaseBeforeIsCarriedOver(t *testing.T) {
 	a := filepath.Join(dir, "a.log")
 	testkit.WriteFile(t, a, numbered(0, 10))
 	// The release before: the whole checkpoint under one key.
-	old := newMemStorage()
+	old := testkit.NewMemStorage()
 	{
 		tr, err := filetrack.New(filetrack.Options{Include: []string{filepath.Join(dir, "*.log")}, StartAtBeginning: true})
 		require.NoError(t, err)
@@ -102,7 +96,7 @@ func TestCheckpointOfTheReleaseBeforeIsCarriedOver(t *testing.T) {
 				tr.Commit(f.ID(), end, 0)
 			}
 		}
-		old.data[legacyKey] = tr.Checkpoint()
+		require.NoError(t, old.Set(context.Background(), legacyKey, tr.Checkpoint()))
 		require.NoError(t, tr.Close())
 	}
 	cfg, host := withStorage(testConfig(dir), old)
@@ -111,10 +105,8 @@ func TestCheckpointOfTheReleaseBeforeIsCarriedOver(t *testing.T) {
 	testkit.AppendFile(t, a, numbered(10, 12))
 	assert.Equal(t, wantLines(10, 12), s.WaitForBodies(t, 2), "resumed where the release before stopped")
 	require.NoError(t, r.Shutdown(context.Background()))
-	old.mu.Lock()
-	_, legacy := old.data[legacyKey]
-	_, index := old.data[indexKey]
-	old.mu.Unlock()
+	_, legacy := old.Value(legacyKey)
+	_, index := old.Value(indexKey)
 	assert.False(t, legacy, "the old key is gone")
 	assert.True(t, index, "the new layout is written")
 
@@ -132,8 +124,10 @@ func TestStartFailsOnACorruptCheckpointIndex(t *testing.T) {
 		"wrong key":   {indexKey: checkpoint.EncodeIndex([]uint64{7}), keyOf(7): []byte("garbage")},
 	} {
 		t.Run(name, func(t *testing.T) {
-			m := newMemStorage()
-			m.data = data
+			m := testkit.NewMemStorage()
+			for k, v := range data {
+				require.NoError(t, m.Set(context.Background(), k, v))
+			}
 			cfg, host := withStorage(testConfig(t.TempDir()), m)
 			r, err := NewFactory().CreateLogs(context.Background(), receivertest.NewNopSettings(metadata.Type), cfg, &testkit.CountingSink{})
 			require.NoError(t, err)
@@ -151,7 +145,7 @@ func TestCutLineCommitsAtItsEndOnly(t *testing.T) {
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a.log")
 	testkit.WriteFile(t, a, "short\n"+strings.Repeat("x", 13)) // a long line still being written
-	m := newMemStorage()
+	m := testkit.NewMemStorage()
 	cfg, host := withStorage(testConfig(dir), m)
 	cfg.MaxLogSize = 10
 	cfg.MaxLogSizeBehavior = BehaviorTruncate
@@ -177,7 +171,7 @@ func TestTruncatedEndPatternEntryIsCommittedWhole(t *testing.T) {
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a.log")
 	testkit.WriteFile(t, a, "one\n"+strings.Repeat("y", 30)+"\nmore\nEND\ntwo\nEND\n")
-	m := newMemStorage()
+	m := testkit.NewMemStorage()
 	cfg, host := withStorage(testConfig(dir), m)
 	cfg.MaxLogSize = 10
 	cfg.MaxLogSizeBehavior = BehaviorTruncate
@@ -210,7 +204,7 @@ func TestCutLineFlushedIsCommitted(t *testing.T) {
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a.log")
 	testkit.WriteFile(t, a, "first\n"+strings.Repeat("x", 25))
-	m := newMemStorage()
+	m := testkit.NewMemStorage()
 	cfg, host := withStorage(testConfig(dir), m)
 	cfg.MaxLogSize = 10
 	first := &testkit.LogsSink{}

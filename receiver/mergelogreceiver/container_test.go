@@ -159,7 +159,7 @@ func TestContainerCheckpointWaitsForTheOtherStream(t *testing.T) {
 	root := t.TempDir()
 	dir := podDir(t, root, "server")
 	path := filepath.Join(dir, "0.log")
-	m := newMemStorage()
+	m := testkit.NewMemStorage()
 	cfg, host := withStorage(containerConfig(root), m)
 	cfg.Multiline.LineStartPattern = `\S`
 	cfg.ForceFlushPeriod = time.Hour // the open stderr entry stays open
@@ -189,7 +189,7 @@ func TestRecordNumbersSurviveRestart(t *testing.T) {
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a.log")
 	testkit.WriteFile(t, a, numbered(0, 10))
-	m := newMemStorage()
+	m := testkit.NewMemStorage()
 	cfg, host := withStorage(testConfig(dir), m)
 	cfg.IncludeFileRecordNumber = true
 	first := &testkit.LogsSink{}

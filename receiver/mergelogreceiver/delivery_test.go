@@ -38,7 +38,7 @@ func isPermanent(permanent bool) func(attribute.Set) bool {
 func TestBackpressureRetriesWithoutLossOrDuplicates(t *testing.T) {
 	dir := t.TempDir()
 	testkit.WriteFile(t, filepath.Join(dir, "a.log"), numbered(0, 100))
-	m := newMemStorage()
+	m := testkit.NewMemStorage()
 	cfg, host := withStorage(testConfig(dir), m)
 	cfg.Batch.MaxRecords = 10
 	const failures = 5
@@ -50,7 +50,8 @@ func TestBackpressureRetriesWithoutLossOrDuplicates(t *testing.T) {
 			offered = append(offered, firstBody(ld))
 			mu.Unlock()
 			assert.Equal(t, 10, ld.LogRecordCount())
-			assert.Zero(t, m.setCount(), "no checkpoint while the batch is refused")
+			stored, _ := m.Writes()
+			assert.Zero(t, stored, "no checkpoint while the batch is refused")
 			return errors.New("downstream is busy")
 		}
 		return nil
@@ -81,7 +82,7 @@ func TestBackpressureRetriesWithoutLossOrDuplicates(t *testing.T) {
 func TestPermanentErrorSkipsOnlyThatBatch(t *testing.T) {
 	dir := t.TempDir()
 	testkit.WriteFile(t, filepath.Join(dir, "a.log"), numbered(0, 30))
-	m := newMemStorage()
+	m := testkit.NewMemStorage()
 	cfg, host := withStorage(testConfig(dir), m)
 	cfg.Batch.MaxRecords = 10
 	s := &testkit.LogsSink{Answer: func(_ context.Context, call int, _ plog.Logs) error {
@@ -110,7 +111,7 @@ func TestRestartFromCheckpoint(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.log"), filepath.Join(dir, "b.log")
 	testkit.WriteFile(t, a, numbered(0, 10)+"partial")
-	m := newMemStorage()
+	m := testkit.NewMemStorage()
 	cfg, host := withStorage(testConfig(dir), m)
 	cfg.ForceFlushPeriod = time.Hour
 	first := &testkit.LogsSink{}
@@ -154,14 +155,14 @@ func TestWithoutStorageOffsetsLiveInMemory(t *testing.T) {
 func TestCrashBetweenDeliveryAndCheckpoint(t *testing.T) {
 	dir := t.TempDir()
 	testkit.WriteFile(t, filepath.Join(dir, "a.log"), numbered(0, 30))
-	m := newMemStorage()
+	m := testkit.NewMemStorage()
 	cfg, host := withStorage(testConfig(dir), m)
 	cfg.Batch.MaxRecords = 10
 	cfg.Batch.MaxInFlight = 1 // calls in batch order (TestInFlight* cover several in flight)
 	crashed := &testkit.LogsSink{Answer: func(_ context.Context, call int, _ plog.Logs) error {
 		switch {
 		case call == 2:
-			m.freeze() // the process dies right after this batch is accepted
+			m.Freeze() // the process dies right after this batch is accepted
 		case call > 2:
 			return errors.New("the process is gone")
 		}
@@ -173,9 +174,7 @@ func TestCrashBetweenDeliveryAndCheckpoint(t *testing.T) {
 	defer cancel()
 	require.NoError(t, r.Shutdown(ctx))
 
-	m.mu.Lock()
-	m.frozen = false
-	m.mu.Unlock()
+	m.Thaw() // the process starts again
 	restarted := &testkit.LogsSink{}
 	startReceiver(t, cfg, restarted, host)
 	got := restarted.WaitForBodies(t, 20)
@@ -188,7 +187,7 @@ func TestCrashBetweenDeliveryAndCheckpoint(t *testing.T) {
 func TestShutdownDuringRetriesIsBounded(t *testing.T) {
 	dir := t.TempDir()
 	testkit.WriteFile(t, filepath.Join(dir, "a.log"), numbered(0, 5))
-	m := newMemStorage()
+	m := testkit.NewMemStorage()
 	cfg, host := withStorage(testConfig(dir), m)
 	s := &testkit.LogsSink{Answer: func(context.Context, int, plog.Logs) error { return errors.New("down") }}
 	r := startReceiver(t, cfg, s, host)
@@ -200,5 +199,6 @@ func TestShutdownDuringRetriesIsBounded(t *testing.T) {
 	start := time.Now()
 	require.NoError(t, r.Shutdown(ctx))
 	assert.Less(t, time.Since(start), time.Second)
-	assert.Zero(t, m.setCount())
+	stored, _ := m.Writes()
+	assert.Zero(t, stored)
 }

@@ -66,7 +66,7 @@ func TestEncodingUTF16Multiline(t *testing.T) {
 	cfg := testConfig(dir)
 	cfg.Encoding = "utf-16le"
 	cfg.Multiline.LineStartPattern = `\d{4} `
-	mem := newMemStorage()
+	mem := testkit.NewMemStorage()
 	cfg, host := withStorage(cfg, mem)
 	s := &testkit.LogsSink{}
 	r := startReceiver(t, cfg, s, host)

@@ -45,7 +45,7 @@ func TestRecordOffsetAcrossRestart(t *testing.T) {
 	cfg := testConfig(dir)
 	cfg.IncludeFileRecordOffset, cfg.IncludeFileRecordNumber = true, true
 	cfg.Multiline.LineStartPattern = `\d{4} `
-	cfg, host := withStorage(cfg, newMemStorage())
+	cfg, host := withStorage(cfg, testkit.NewMemStorage())
 	s := &testkit.LogsSink{}
 	r := startReceiver(t, cfg, s, host)
 	s.WaitForBodies(t, 2)

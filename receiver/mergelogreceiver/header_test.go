@@ -48,7 +48,7 @@ func TestHeaderAttributesOnEveryRecord(t *testing.T) {
 	testkit.WriteFile(t, filepath.Join(dir, "plain.log"), "no header\n")
 	cfg := testConfig(dir)
 	require.NoError(t, withKeys(t, cfg, csvHeader))
-	cfg, host := withStorage(cfg, newMemStorage())
+	cfg, host := withStorage(cfg, testkit.NewMemStorage())
 	s := &testkit.LogsSink{}
 	r := startReceiver(t, cfg, s, host)
 	s.WaitForBodies(t, 3)
@@ -80,11 +80,11 @@ func TestHeaderStillOpenAtRestart(t *testing.T) {
 	testkit.WriteFile(t, path, "#site=berlin\n")
 	cfg := testConfig(dir)
 	require.NoError(t, withKeys(t, cfg, csvHeader))
-	mem := newMemStorage()
+	mem := testkit.NewMemStorage()
 	cfg, host := withStorage(cfg, mem)
 	s := &testkit.LogsSink{}
 	r := startReceiver(t, cfg, s, host)
-	require.Eventually(t, func() bool { return mem.setCount() > 0 }, testkit.Timeout, 5*time.Millisecond)
+	require.Eventually(t, func() bool { n, _ := mem.Writes(); return n > 0 }, testkit.Timeout, 5*time.Millisecond)
 	require.NoError(t, r.Shutdown(t.Context()))
 	assert.Empty(t, s.Bodies())
 
@@ -119,7 +119,7 @@ func TestHeaderOfCompressedFileAfterRestart(t *testing.T) {
 	testkit.WriteFile(t, path, string(testkit.Compress(t, testkit.Gzip, []byte("#site=berlin\n1,one\n"))))
 	cfg := testConfig(dir)
 	require.NoError(t, withKeys(t, cfg, csvHeader))
-	cfg, host := withStorage(cfg, newMemStorage())
+	cfg, host := withStorage(cfg, testkit.NewMemStorage())
 	s := &testkit.LogsSink{}
 	r := startReceiver(t, cfg, s, host)
 	assert.Equal(t, []string{"1,one"}, s.WaitForBodies(t, 1))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/consumer"
-	"go.opentelemetry.io/collector/extension/xextension/storage"
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/receivertest"
 	"go.opentelemetry.io/otel/attribute"
@@ -62,98 +60,12 @@ func startWith(t *testing.T, set receiver.Settings, cfg *Config, next consumer.L
 	return r
 }
 
-// memStorage is an in-memory storage extension and client. With frozen set, Set pretends to
-// succeed and stores nothing, as if the process had died before the write.
-type memStorage struct {
-	component.StartFunc
-	component.ShutdownFunc
-	mu     sync.Mutex
-	data   map[string][]byte
-	sets   int
-	bytes  int // value bytes handed to Set
-	frozen bool
-}
-
-var _ storage.Extension = (*memStorage)(nil)
-
-func newMemStorage() *memStorage { return &memStorage{data: map[string][]byte{}} }
-
-func (m *memStorage) GetClient(context.Context, component.Kind, component.ID, string) (storage.Client, error) {
-	return m, nil
-}
-
-func (m *memStorage) Get(_ context.Context, key string) ([]byte, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.data[key], nil
-}
-
-func (m *memStorage) Set(_ context.Context, key string, value []byte) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if !m.frozen {
-		m.data[key] = append([]byte(nil), value...)
-		m.sets++
-		m.bytes += len(value)
-	}
-	return nil
-}
-
-func (m *memStorage) Delete(_ context.Context, key string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.data, key)
-	return nil
-}
-
-func (m *memStorage) Batch(ctx context.Context, ops ...*storage.Operation) error {
-	for _, op := range ops {
-		var err error
-		switch op.Type {
-		case storage.Get:
-			op.Value, err = m.Get(ctx, op.Key)
-		case storage.Set:
-			err = m.Set(ctx, op.Key, op.Value)
-		case storage.Delete:
-			err = m.Delete(ctx, op.Key)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (m *memStorage) Close(context.Context) error { return nil }
-
-func (m *memStorage) setCount() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.sets
-}
-
-func (m *memStorage) freeze() {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.frozen = true
-}
-
 var storageID = component.MustNewIDWithName("mem_storage", "test")
 
-// storageHost offers one storage extension.
-type storageHost struct {
-	component.Host
-	ext *memStorage
-}
-
-func (h storageHost) GetExtensions() map[component.ID]component.Component {
-	return map[component.ID]component.Component{storageID: h.ext}
-}
-
-func withStorage(cfg *Config, m *memStorage) (*Config, component.Host) {
+func withStorage(cfg *Config, m *testkit.MemStorage) (*Config, component.Host) {
 	id := storageID
 	cfg.StorageID = &id
-	return cfg, storageHost{Host: componenttest.NewNopHost(), ext: m}
+	return cfg, testkit.HostWith(storageID, m)
 }
 
 // telemetry collects the receiver's internal metrics.

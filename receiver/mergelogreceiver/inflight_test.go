@@ -18,11 +18,11 @@ import (
 
 // inFlightRun reads 30 lines of one file in batches of 10, up to three in flight, with its
 // checkpoint in memory, and answers each ConsumeLogs call with answer.
-func inFlightRun(t *testing.T, answer func(ctx context.Context, call int, ld plog.Logs) error) (*Config, *memStorage, *testkit.LogsSink) {
+func inFlightRun(t *testing.T, answer func(ctx context.Context, call int, ld plog.Logs) error) (*Config, *testkit.MemStorage, *testkit.LogsSink) {
 	t.Helper()
 	dir := t.TempDir()
 	testkit.WriteFile(t, filepath.Join(dir, "a.log"), numbered(0, 30))
-	m := newMemStorage()
+	m := testkit.NewMemStorage()
 	cfg, _ := withStorage(testConfig(dir), m)
 	cfg.Batch.MaxRecords = 10
 	cfg.Batch.MaxInFlight = 3

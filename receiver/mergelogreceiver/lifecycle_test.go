@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/metadata"
 )
 
@@ -61,8 +62,8 @@ func TestStartFailsWithoutTheStorageExtension(t *testing.T) {
 }
 
 func TestStartFailsOnACorruptCheckpoint(t *testing.T) {
-	m := newMemStorage()
-	m.data[legacyKey] = []byte("garbage")
+	m := testkit.NewMemStorage()
+	require.NoError(t, m.Set(context.Background(), legacyKey, []byte("garbage")))
 	cfg, host := withStorage(testConfig(t.TempDir()), m)
 	r, err := NewFactory().CreateLogs(context.Background(), receivertest.NewNopSettings(metadata.Type), cfg, consumertest.NewNop())
 	require.NoError(t, err)

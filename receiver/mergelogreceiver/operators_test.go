@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -195,7 +196,7 @@ func TestOperatorsDroppedAndMergedEntriesCommit(t *testing.T) {
 			cfg.IncludeFilePath = true
 			cfg = mustOperators(t, cfg, ops)
 			s := &testkit.LogsSink{}
-			m := newMemStorage()
+			m := testkit.NewMemStorage()
 			cfg, host := withStorage(cfg, m)
 			startReceiver(t, cfg, s, host)
 			require.Eventually(t, func() bool {
@@ -278,13 +279,11 @@ func TestOperatorsFanOutCopyHeldKeepsItsLine(t *testing.T) {
 - {type: noop, id: fan, output: [held, end]}
 - {type: recombine, id: held, combine_field: body, is_first_entry: 'body startsWith "fan"', force_flush_period: 1m, output: end}
 - {type: noop, id: end}`)
-	m := newMemStorage()
+	m := testkit.NewMemStorage()
 	cfg, host := withStorage(cfg, m)
-	gone := false
+	var gone atomic.Bool
 	first := &testkit.LogsSink{Answer: func(context.Context, int, plog.Logs) error {
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		if gone {
+		if gone.Load() {
 			return errors.New("the process is gone")
 		}
 		return nil
@@ -296,18 +295,15 @@ func TestOperatorsFanOutCopyHeldKeepsItsLine(t *testing.T) {
 	// A batch after those, which is handed out only once their checkpoint is written.
 	testkit.WriteFile(t, b, "plain three\n")
 	first.WaitForBodies(t, 3)
-	m.mu.Lock()
-	m.frozen, gone = true, true
-	m.mu.Unlock()
+	m.Freeze() // no checkpoint written from now on, as the process died
+	gone.Store(true)
 	// A crash: the drain cannot reach the consumer that is gone, so the deadline passes; its
 	// length only bounds the test.
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	require.NoError(t, r.Shutdown(ctx))
 
-	m.mu.Lock()
-	m.frozen = false
-	m.mu.Unlock()
+	m.Thaw()
 	again := &testkit.LogsSink{}
 	r = startReceiver(t, cfg, again, host)
 	testkit.WaitUntil(t, testkit.Timeout, "a.log read again", func() bool {
