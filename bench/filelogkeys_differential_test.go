@@ -153,19 +153,7 @@ func TestFileLogKeysSameAsFileLog(t *testing.T) {
 				startOn(t, rig.Mergelog, inOrder(keys), &got, filepath.Join(dir, "mergelog"))
 				waitSame(&want, &got, time.Second, 30*time.Second)
 			}
-			w, g := fullRecords(&want), fullRecords(&got)
-			if len(w) == 0 {
-				t.Fatal("no records from file_log")
-			}
-			t.Logf("file_log: %d records, mergelog: %d", want.RecordCount(), got.RecordCount())
-			if len(g) != len(w) {
-				t.Errorf("records of %d files, file_log: %d", len(g), len(w))
-			}
-			for key, wr := range w {
-				if d := firstDiff(wr, g[key]); d != "" {
-					t.Errorf("%s: mergelog differs from file_log at %s", key, d)
-				}
-			}
+			sameFullRecords(t, &want, &got)
 		})
 	}
 }

@@ -34,6 +34,25 @@ func jsonOf(v any) string {
 	return string(b)
 }
 
+// sameFullRecords checks that mergelog (got) gave file_log's records (want), each file's (or
+// route's) in the same order.
+func sameFullRecords(t *testing.T, want, got *testkit.LogsSink) {
+	t.Helper()
+	w, g := fullRecords(want), fullRecords(got)
+	if len(w) == 0 {
+		t.Fatal("no records from file_log")
+	}
+	t.Logf("file_log: %d records, mergelog: %d", want.RecordCount(), got.RecordCount())
+	if len(g) != len(w) {
+		t.Errorf("records of %d files (or routes), file_log: %d", len(g), len(w))
+	}
+	for key, wr := range w {
+		if d := firstDiff(wr, g[key]); d != "" {
+			t.Errorf("%s: mergelog differs from file_log at %s", key, d)
+		}
+	}
+}
+
 // fullRecords returns every record s accepted, in delivery order, keyed by what orders them:
 // their file (log.file.name, else log.file.path) and, for router chains, the route attribute.
 func fullRecords(s *testkit.LogsSink) map[string][]fullRecord {
@@ -211,19 +230,7 @@ func TestOperatorsSameAsFileLog(t *testing.T) {
 			start(t, rig.FileLog, keys, &want, rig.Host{})
 			start(t, rig.Mergelog, inOrder(keys), &got, rig.Host{})
 			waitSame(&want, &got, time.Second, 30*time.Second)
-			w, g := fullRecords(&want), fullRecords(&got)
-			if len(w) == 0 {
-				t.Fatal("no records from file_log")
-			}
-			t.Logf("file_log: %d records, mergelog: %d", want.RecordCount(), got.RecordCount())
-			if len(g) != len(w) {
-				t.Errorf("records of %d files (routes), file_log: %d", len(g), len(w))
-			}
-			for key, wr := range w {
-				if d := firstDiff(wr, g[key]); d != "" {
-					t.Errorf("%s: mergelog differs from file_log at %s", key, d)
-				}
-			}
+			sameFullRecords(t, &want, &got)
 		})
 	}
 }

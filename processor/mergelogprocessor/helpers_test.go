@@ -86,6 +86,15 @@ func (h *harness) shutdown(ctx context.Context) {
 	assert.NoError(h.t, h.proc.Shutdown(ctx))
 }
 
+// shutdownRefused shuts down while every delivery is refused: the flush cannot finish, so the
+// deadline passes however slow the machine, and its length only bounds the test.
+func (h *harness) shutdownRefused() {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	h.shutdown(ctx)
+}
+
 // send hands the processor one batch from one source of the stream service, one record per
 // instant (milliseconds after base), with the body "source@instant".
 func (h *harness) send(service, source string, instants ...int) {

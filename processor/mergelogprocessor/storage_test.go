@@ -47,11 +47,7 @@ func TestRestartReplaysWhatWasNotAccepted(t *testing.T) {
 	down.Store(true) // from here nothing is accepted
 	h.send("web", "node-a", 60)
 	h.send("web", "node-b", 70) // a@50 a@60 released, refused; b@70 held
-	// Every delivery is refused, so the flush cannot finish: the deadline passes, however slow
-	// the machine; its length only bounds the test.
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	h.shutdown(ctx) // the flush is refused too
+	h.shutdownRefused()
 	accepted := sink.Bodies()
 	assert.NotEmpty(t, mem.Keys())
 
@@ -103,11 +99,7 @@ func TestReplayLargerThanMaxHeld(t *testing.T) {
 	for i := range 10 {
 		h.send("web", "node-a", 10*i, 10*i+5)
 	}
-	// Every delivery is refused, so the flush cannot finish: the deadline passes, however slow
-	// the machine; its length only bounds the test.
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	h.shutdown(ctx)
+	h.shutdownRefused()
 
 	cfg2, host2 := withStorage(testConfig(), mem)
 	cfg2.MaxHeld = 3

@@ -84,20 +84,11 @@ func (p *jsonParser) space() {
 // object reads {…} at p.i into m, whose first orig members were there before it (only the
 // record's attributes, the one map whose keys the object may replace, have any).
 func (p *jsonParser) object(m pcommon.Map, orig int) bool {
-	p.depth++
-	if p.depth > jsonMaxDepth {
-		return false
+	j, size, empty, ok := p.enter('}')
+	if !ok || empty {
+		return ok
 	}
-	p.i++ // {
-	j, size := p.open()
 	m.EnsureCapacity(m.Len() + size)
-	p.space()
-	if p.i < len(p.s) && p.s[p.i] == '}' {
-		p.i++
-		p.depth--
-		p.closed(j, 0)
-		return true
-	}
 	for members := 1; ; members++ {
 		if p.i == len(p.s) || p.s[p.i] != '"' {
 			return false
@@ -125,20 +116,11 @@ func (p *jsonParser) object(m pcommon.Map, orig int) bool {
 
 // array reads […] at p.i into sl.
 func (p *jsonParser) array(sl pcommon.Slice) bool {
-	p.depth++
-	if p.depth > jsonMaxDepth {
-		return false
+	j, size, empty, ok := p.enter(']')
+	if !ok || empty {
+		return ok
 	}
-	p.i++ // [
-	j, size := p.open()
 	sl.EnsureCapacity(size)
-	p.space()
-	if p.i < len(p.s) && p.s[p.i] == ']' {
-		p.i++
-		p.depth--
-		p.closed(j, 0)
-		return true
-	}
 	for members := 1; ; members++ {
 		if !p.value(sl.AppendEmpty()) {
 			return false
@@ -148,6 +130,26 @@ func (p *jsonParser) array(sl pcommon.Slice) bool {
 			return ok
 		}
 	}
+}
+
+// enter starts the container at p.i (its opening byte) within the nesting bound: its slot j
+// and the size carried from the line before (see open); empty when it closes at once (enter
+// consumes it then).
+func (p *jsonParser) enter(closing byte) (j, size int, empty, ok bool) {
+	p.depth++
+	if p.depth > jsonMaxDepth {
+		return 0, 0, false, false
+	}
+	p.i++
+	j, size = p.open()
+	p.space()
+	if p.i < len(p.s) && p.s[p.i] == closing {
+		p.i++
+		p.depth--
+		p.closed(j, 0)
+		return j, size, true, true
+	}
+	return j, size, false, true
 }
 
 // afterMember ends a member of a container: a ',' before the next member, or the container's

@@ -56,11 +56,11 @@ func fastStepOf(b operator.Builder) (fastStep, helper.TransformerConfig, bool) {
 	case *move.Config:
 		from, ok := fastFieldOf(c.From)
 		to, ok2 := fastFieldOf(c.To)
-		return moveStep{from: from, to: to}, c.TransformerConfig, ok && ok2
+		return transferStep{from: from, to: to, move: true}, c.TransformerConfig, ok && ok2
 	case *copyop.Config:
 		from, ok := fastFieldOf(c.From)
 		to, ok2 := fastFieldOf(c.To)
-		return copyStep{from: from, to: to}, c.TransformerConfig, ok && ok2
+		return transferStep{from: from, to: to}, c.TransformerConfig, ok && ok2
 	case *remove.Config:
 		// A nil field is `attributes` or `resource` as a whole, not covered.
 		if c.Field.FieldInterface == nil {
@@ -264,33 +264,21 @@ func (s *fastSeverity) run(c *fastChain, lr plog.LogRecord) error {
 	return nil
 }
 
-// moveStep is move: the value taken out of from, then set at to.
-type moveStep struct{ from, to fastField }
-
-func (m moveStep) run(c *fastChain, lr plog.LogRecord) error {
-	v, ok := m.from.get(lr)
-	if !ok {
-		return errFastNoField
-	}
-	v.CopyTo(c.tmp)
-	if m.from.body {
-		c.empty.CopyTo(lr.Body())
-	} else {
-		lr.Attributes().Remove(m.from.key)
-	}
-	m.to.set(lr, c.tmp)
-	return nil
+// transferStep is copy (from's value set at to as well), or move (taken out of from first).
+type transferStep struct {
+	from, to fastField
+	move     bool
 }
 
-// copyStep is copy: from's value set at to as well.
-type copyStep struct{ from, to fastField }
-
-func (m copyStep) run(c *fastChain, lr plog.LogRecord) error {
+func (m transferStep) run(c *fastChain, lr plog.LogRecord) error {
 	v, ok := m.from.get(lr)
 	if !ok {
 		return errFastNoField
 	}
 	v.CopyTo(c.tmp)
+	if m.move {
+		_ = removeStep{m.from}.run(c, lr) // it is there: get found it
+	}
 	m.to.set(lr, c.tmp)
 	return nil
 }

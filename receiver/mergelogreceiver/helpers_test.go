@@ -60,6 +60,15 @@ func startWith(t *testing.T, set receiver.Settings, cfg *Config, next consumer.L
 	return r
 }
 
+// shutdownSoon stops r as a crash would, with a deadline its drain cannot meet: a batch held
+// or refused never lands, however slow the machine, so the length only bounds the test.
+func shutdownSoon(t *testing.T, r interface{ Shutdown(context.Context) error }) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	require.NoError(t, r.Shutdown(ctx))
+}
+
 var storageID = component.MustNewIDWithName("mem_storage", "test")
 
 func withStorage(cfg *Config, m *testkit.MemStorage) (*Config, component.Host) {

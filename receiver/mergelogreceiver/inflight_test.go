@@ -39,15 +39,6 @@ func blockUntil(ctx context.Context, release <-chan struct{}) error {
 	}
 }
 
-// shutdownSoon stops r with a deadline the drain cannot meet while a batch is held.
-func shutdownSoon(t *testing.T, r interface{ Shutdown(context.Context) error }) {
-	t.Helper()
-	// The held batch never lands, so no deadline is met: its length only bounds the test.
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-	defer cancel()
-	require.NoError(t, r.Shutdown(ctx))
-}
-
 // Batches accepted out of order: the first one is still on its way when the two after it are
 // accepted. Nothing may be committed past the first batch's entries, so after a stop that the
 // first batch does not survive, a restart reads every line again from the first.
