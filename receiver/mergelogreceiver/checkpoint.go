@@ -33,6 +33,7 @@ type checkpointStore struct {
 	logger  *zap.Logger
 	stored  map[uint64]bool // identities that have a key
 	legacy  bool            // legacyKey is still there
+	reindex bool            // the index could not be decoded: the next write replaces it
 	unsaved bool            // offsets committed since the last write: only that makes a write
 	// What the tracker reported changed and is not written yet (a failed write is tried again
 	// with the next one).
@@ -41,48 +42,68 @@ type checkpointStore struct {
 }
 
 // restore gives the tracker the stored checkpoint, if any: the per-identity keys, or the
-// one key of an earlier release.
-func (s *checkpointStore) restore(ctx context.Context, tracker *filetrack.Tracker) error {
+// one key of an earlier release. A key that cannot be decoded fails it when onCorrupt is fail;
+// with start_over the key is logged, left out (its files are files never seen) and deleted by
+// the next write, and restore returns how many keys it left out.
+func (s *checkpointStore) restore(ctx context.Context, tracker *filetrack.Tracker, onCorrupt OnCorruptCheckpoint) (discarded int, err error) {
 	s.stored, s.pending, s.gone = map[uint64]bool{}, map[uint64][]byte{}, map[uint64]bool{}
 	index, err := s.client.Get(ctx, indexKey)
 	if err != nil {
-		return fmt.Errorf("storage: reading the checkpoint: %w", err)
+		return 0, fmt.Errorf("storage: reading the checkpoint: %w", err)
 	}
 	if len(index) == 0 {
 		data, err := s.client.Get(ctx, legacyKey)
 		if err != nil {
-			return fmt.Errorf("storage: reading the checkpoint: %w", err)
+			return 0, fmt.Errorf("storage: reading the checkpoint: %w", err)
 		}
 		if len(data) == 0 {
-			return nil
+			return 0, nil
 		}
-		if err := tracker.Restore(data); err != nil {
-			return fmt.Errorf("storage: restoring the checkpoint (key %q): %w", legacyKey, err)
-		}
-		s.legacy = true
-		return nil
+		s.legacy = true // carried over or discarded, it is deleted by the first write
+		return s.discardIf(tracker.Restore(data), onCorrupt, legacyKey, data)
 	}
 	ids, err := checkpoint.DecodeIndex(index)
 	if err != nil {
-		return fmt.Errorf("storage: restoring the checkpoint (key %q): %w", indexKey, err)
+		s.reindex = true
+		return s.discardIf(err, onCorrupt, indexKey, index)
 	}
 	var all []checkpoint.Identity
 	for _, id := range ids {
 		data, err := s.client.Get(ctx, keyOf(id))
 		if err != nil {
-			return fmt.Errorf("storage: reading the checkpoint: %w", err)
+			return discarded, fmt.Errorf("storage: reading the checkpoint: %w", err)
 		}
 		one, err := checkpoint.Decode(data)
+		s.stored[id] = true
 		if err != nil || len(one) != 1 || one[0].ID != id {
-			return fmt.Errorf("storage: restoring the checkpoint (key %q): %w", keyOf(id), errors.Join(err, errNotOne))
+			n, err := s.discardIf(errors.Join(err, errNotOne), onCorrupt, keyOf(id), data)
+			if err != nil {
+				return discarded, err
+			}
+			s.gone[id] = true
+			discarded += n
+			continue
 		}
 		all = append(all, one[0])
-		s.stored[id] = true
 	}
 	if err := tracker.Restore(checkpoint.Encode(all)); err != nil {
-		return fmt.Errorf("storage: restoring the checkpoint: %w", err)
+		return discarded, fmt.Errorf("storage: restoring the checkpoint: %w", err)
 	}
-	return nil
+	return discarded, nil
+}
+
+// discardIf handles a checkpoint key that could not be decoded (err not nil): an error for
+// fail, a warning naming the key and its size for start_over (1 key discarded).
+func (s *checkpointStore) discardIf(err error, onCorrupt OnCorruptCheckpoint, key string, data []byte) (int, error) {
+	if err == nil {
+		return 0, nil
+	}
+	if onCorrupt == CorruptCheckpointFail {
+		return 0, fmt.Errorf("storage: restoring the checkpoint (key %q): %w", key, err)
+	}
+	s.logger.Warn("A checkpoint key could not be decoded; the files it described are read as files never seen (on_corrupt_checkpoint: start_over)",
+		zap.String("key", key), zap.Int("bytes", len(data)), zap.Error(err))
+	return 1, nil
 }
 
 var errNotOne = errors.New("not the one identity its key names")
@@ -116,11 +137,11 @@ func (s *checkpointStore) write(ctx context.Context, tracker *filetrack.Tracker)
 		delete(s.pending, id)
 		s.gone[id] = true
 	}
-	if len(s.pending) == 0 && len(s.gone) == 0 && !s.legacy {
+	if len(s.pending) == 0 && len(s.gone) == 0 && !s.legacy && !s.reindex {
 		return
 	}
 	ops := make([]*storage.Operation, 0, len(s.pending)+len(s.gone)+2)
-	reindex := s.legacy
+	reindex := s.legacy || s.reindex
 	for id, data := range s.pending {
 		ops = append(ops, storage.SetOperation(keyOf(id), data))
 		reindex = reindex || !s.stored[id]
@@ -150,7 +171,7 @@ func (s *checkpointStore) write(ctx context.Context, tracker *filetrack.Tracker)
 	}
 	clear(s.pending)
 	clear(s.gone)
-	s.legacy, s.unsaved = false, false
+	s.legacy, s.reindex, s.unsaved = false, false, false
 }
 
 // indexAfter lists the identities that have a key once the pending write is done, in order.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
@@ -72,7 +74,8 @@ func wholeCheckpointSize(t *testing.T, m *testkit.MemStorage) int {
 	require.NoError(t, err)
 	defer func() { require.NoError(t, tr.Close()) }()
 	store := checkpointStore{client: m, logger: zap.NewNop()}
-	require.NoError(t, store.restore(context.Background(), tr))
+	_, err = store.restore(context.Background(), tr, CorruptCheckpointFail)
+	require.NoError(t, err)
 	return len(tr.Checkpoint())
 }
 
@@ -117,24 +120,126 @@ func TestCheckpointOfTheReleaseBeforeIsCarriedOver(t *testing.T) {
 	assert.Equal(t, wantLines(12, 13), again.WaitForBodies(t, 1))
 }
 
-func TestStartFailsOnACorruptCheckpointIndex(t *testing.T) {
-	for name, data := range map[string]map[string][]byte{
-		"index":       {indexKey: []byte("garbage")},
-		"missing key": {indexKey: checkpoint.EncodeIndex([]uint64{7})},
-		"wrong key":   {indexKey: checkpoint.EncodeIndex([]uint64{7}), keyOf(7): []byte("garbage")},
-	} {
+// corruptions damage a checkpoint written for a.log and b.log, each in one way, and return
+// the key damaged and the files whose identities it lost: start_over must read exactly those
+// again from their start, and resume the others.
+var corruptions = map[string]func(t *testing.T, m *testkit.MemStorage) (key string, lost []string){
+	// The identity with the lower ID, so that the new identity of its file has another key and
+	// the damaged one must be deleted.
+	"identity key": func(t *testing.T, m *testkit.MemStorage) (string, []string) {
+		ids, err := checkpoint.DecodeIndex(mustValue(t, m, indexKey))
+		require.NoError(t, err)
+		key := keyOf(slices.Min(ids))
+		one, err := checkpoint.Decode(mustValue(t, m, key))
+		require.NoError(t, err)
+		require.NoError(t, m.Set(context.Background(), key, []byte("garbage")))
+		return key, []string{strings.TrimSuffix(filepath.Base(one[0].Path), ".log")}
+	},
+	"missing key": func(t *testing.T, m *testkit.MemStorage) (string, []string) {
+		ids, err := checkpoint.DecodeIndex(mustValue(t, m, indexKey))
+		require.NoError(t, err)
+		require.NoError(t, m.Set(context.Background(), indexKey, checkpoint.EncodeIndex(append(ids, 999))))
+		return keyOf(999), nil
+	},
+	"index": func(t *testing.T, m *testkit.MemStorage) (string, []string) {
+		require.NoError(t, m.Set(context.Background(), indexKey, []byte("garbage")))
+		return indexKey, []string{"a", "b"}
+	},
+	"legacy key": func(t *testing.T, m *testkit.MemStorage) (string, []string) {
+		for _, k := range m.Keys() {
+			require.NoError(t, m.Delete(context.Background(), k))
+		}
+		require.NoError(t, m.Set(context.Background(), legacyKey, []byte("garbage")))
+		return legacyKey, []string{"a", "b"}
+	},
+}
+
+// checkpointedPair writes a.log and b.log into dir, reads them with a receiver on m and stops it
+// once both are checkpointed.
+func checkpointedPair(t *testing.T, dir string, m *testkit.MemStorage) map[string]string {
+	t.Helper()
+	files := map[string]string{"a": numbered(0, 10), "b": testkit.Text(testkit.Lines("b", 0, 5))}
+	for name, text := range files {
+		testkit.WriteFile(t, filepath.Join(dir, name+".log"), text)
+	}
+	cfg, host := withStorage(testConfig(dir), m)
+	r := startReceiver(t, cfg, &testkit.CountingSink{}, host)
+	testkit.WaitUntil(t, testkit.Timeout, "both files checkpointed", func() bool { return len(m.Keys()) == 3 })
+	require.NoError(t, r.Shutdown(context.Background()))
+	return files
+}
+
+// A checkpoint key that cannot be decoded does not stop the receiver (a DaemonSet's pod would
+// restart forever): it is counted, logged by name and size, deleted by the next write, and the
+// files it described are read again from their start; the others resume where they were.
+func TestCorruptCheckpointStartsOver(t *testing.T) {
+	for name, damage := range corruptions {
 		t.Run(name, func(t *testing.T) {
-			m := testkit.NewMemStorage()
-			for k, v := range data {
-				require.NoError(t, m.Set(context.Background(), k, v))
+			dir, m := t.TempDir(), testkit.NewMemStorage()
+			files := checkpointedPair(t, dir, m)
+			key, lost := damage(t, m)
+
+			tel := componenttestTelemetry(t)
+			core, logs := observer.New(zap.WarnLevel)
+			set := tel.settings()
+			set.Logger = zap.New(core)
+			cfg, host := withStorage(testConfig(dir), m)
+			again := &testkit.LogsSink{}
+			startWith(t, set, cfg, again, host)
+			var want []string
+			for _, name := range lost {
+				want = append(want, strings.Split(strings.TrimSuffix(files[name], "\n"), "\n")...)
 			}
-			cfg, host := withStorage(testConfig(t.TempDir()), m)
+			for name := range files {
+				testkit.AppendFile(t, filepath.Join(dir, name+".log"), "after "+name+"\n")
+				want = append(want, "after "+name)
+			}
+			assertSameLines(t, want, again.WaitForBodies(t, len(want)))
+			again.AssertNoMoreThan(t, len(want), settle, "nothing else read again")
+			tel.waitSum(t, "otelcol_receiver_mergelog_checkpoint_corrupt", 1)
+			assert.Equal(t, int64(1), tel.sum("otelcol_receiver_mergelog_checkpoint_corrupt", nil))
+			warned := logs.FilterField(zap.String("key", key)).All()
+			require.Len(t, warned, 1, "one warning naming %s", key)
+			assert.Contains(t, warned[0].Message, "could not be decoded")
+			testkit.WaitUntil(t, testkit.Timeout, "the damaged key deleted or written anew", func() bool {
+				data, ok := m.Value(key)
+				if !ok {
+					return true
+				}
+				if key == indexKey {
+					_, err := checkpoint.DecodeIndex(data)
+					return err == nil
+				}
+				_, err := checkpoint.Decode(data)
+				return err == nil
+			})
+		})
+	}
+}
+
+// With on_corrupt_checkpoint: fail, Start fails naming the key, as releases before did.
+func TestCorruptCheckpointFailsWhenAsked(t *testing.T) {
+	for name, damage := range corruptions {
+		t.Run(name, func(t *testing.T) {
+			dir, m := t.TempDir(), testkit.NewMemStorage()
+			checkpointedPair(t, dir, m)
+			key, _ := damage(t, m)
+
+			cfg, host := withStorage(testConfig(dir), m)
+			cfg.OnCorruptCheckpoint = CorruptCheckpointFail
 			r, err := NewFactory().CreateLogs(context.Background(), receivertest.NewNopSettings(metadata.Type), cfg, &testkit.CountingSink{})
 			require.NoError(t, err)
-			require.ErrorContains(t, r.Start(context.Background(), host), "restoring the checkpoint")
+			require.ErrorContains(t, r.Start(context.Background(), host), fmt.Sprintf("restoring the checkpoint (key %q)", key))
 			require.NoError(t, r.Shutdown(context.Background()))
 		})
 	}
+}
+
+func mustValue(t *testing.T, m *testkit.MemStorage, key string) []byte {
+	t.Helper()
+	data, ok := m.Value(key)
+	require.True(t, ok, "key %s", key)
+	return data
 }
 
 // A line cut at max_log_size is committed only once it ends: a stop after its first piece went

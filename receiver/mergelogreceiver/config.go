@@ -59,6 +59,9 @@ type Config struct {
 	// FileLogTuning holds file_log's keys that have no effect in this design (inertkeys.go).
 	FileLogTuning `mapstructure:",squash"`
 
+	// OnCorruptCheckpoint is what Start does with checkpoint keys in storage it cannot decode.
+	OnCorruptCheckpoint OnCorruptCheckpoint `mapstructure:"on_corrupt_checkpoint"`
+
 	Timestamp      *TimestampConfig `mapstructure:"timestamp"`
 	Merge          MergeConfig      `mapstructure:"merge"`
 	Batch          BatchConfig      `mapstructure:"batch"`
@@ -157,6 +160,9 @@ func createDefaultConfig() component.Config {
 		Batch:              BatchConfig{MaxRecords: 1000, MaxBytes: 4 << 20, Timeout: 200 * time.Millisecond, MaxInFlight: 4},
 		Watch:              WatchConfig{Enabled: true, FullScanInterval: 10 * time.Second},
 		RetryOnFailure:     RetryConfig{InitialInterval: 100 * time.Millisecond, MaxInterval: 5 * time.Second},
+
+		// A checkpoint that cannot be decoded must not keep a DaemonSet's pod restarting.
+		OnCorruptCheckpoint: CorruptCheckpointStartOver,
 	}
 }
 
@@ -225,6 +231,7 @@ func (c *Config) Validate() error {
 	}
 	errs.check("format", c.Format.validate())
 	errs.check("on_truncate", c.OnTruncate.validate())
+	errs.check("on_corrupt_checkpoint", c.OnCorruptCheckpoint.validate())
 	c.validateTuning(&errs)
 	c.validateOwnership(&errs)
 	c.validateValues(&errs)

@@ -71,6 +71,7 @@ func TestConfigFull(t *testing.T) {
 		Compression:                 "gzip",
 		DeleteAfterRead:             true,
 		StorageID:                   &storage,
+		OnCorruptCheckpoint:         CorruptCheckpointFail,
 		Attributes:                  map[string]string{"team": "payments"},
 		Resource:                    map[string]string{"service.name": "checkout"},
 		Format:                      "container",
@@ -119,6 +120,7 @@ func TestConfigInvalidNamesTheKey(t *testing.T) {
 		"bad_glob":                      "include",
 		"bad_max_in_flight":             "batch: max_in_flight",
 		"zero_full_scan_interval":       "watch: full_scan_interval",
+		"bad_on_corrupt_checkpoint":     "on_corrupt_checkpoint",
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := loadConfig(t, name)

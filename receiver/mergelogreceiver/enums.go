@@ -46,6 +46,21 @@ const (
 func (f *Format) UnmarshalText(text []byte) error { return unmarshalEnum(text, f) }
 func (f Format) validate() error                  { return oneOf(f, FormatText, FormatContainer) }
 
+// OnCorruptCheckpoint is what Start does with stored checkpoint keys it cannot decode: start_over
+// treats the files they described as files never seen (read as start_at says, or from their start
+// when other identities were restored), counting and logging each key; fail refuses to start.
+type OnCorruptCheckpoint string
+
+const (
+	CorruptCheckpointStartOver OnCorruptCheckpoint = "start_over"
+	CorruptCheckpointFail      OnCorruptCheckpoint = "fail"
+)
+
+func (o *OnCorruptCheckpoint) UnmarshalText(text []byte) error { return unmarshalEnum(text, o) }
+func (o OnCorruptCheckpoint) validate() error {
+	return oneOf(o, CorruptCheckpointStartOver, CorruptCheckpointFail)
+}
+
 // TimestampFormat is where and how an entry's timestamp is read: clf (after the first '['),
 // rfc3339 or iso8601 (at the entry start), or layout (strptime-style, with layout).
 type TimestampFormat string

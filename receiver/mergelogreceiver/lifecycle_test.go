@@ -19,7 +19,6 @@ import (
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
-	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/metadata"
 )
 
@@ -58,16 +57,6 @@ func TestStartFailsWithoutTheStorageExtension(t *testing.T) {
 	require.NoError(t, err)
 	err = r.Start(context.Background(), componenttest.NewNopHost())
 	require.ErrorContains(t, err, `storage: extension "file_storage/missing" not found`)
-	require.NoError(t, r.Shutdown(context.Background()))
-}
-
-func TestStartFailsOnACorruptCheckpoint(t *testing.T) {
-	m := testkit.NewMemStorage()
-	require.NoError(t, m.Set(context.Background(), legacyKey, []byte("garbage")))
-	cfg, host := withStorage(testConfig(t.TempDir()), m)
-	r, err := NewFactory().CreateLogs(context.Background(), receivertest.NewNopSettings(metadata.Type), cfg, consumertest.NewNop())
-	require.NoError(t, err)
-	require.ErrorContains(t, r.Start(context.Background(), host), "restoring the checkpoint")
 	require.NoError(t, r.Shutdown(context.Background()))
 }
 

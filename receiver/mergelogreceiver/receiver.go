@@ -113,9 +113,11 @@ func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error
 			return errors.Join(err, tracker.Close())
 		}
 		r.out.store.client = client
-		if err := r.out.store.restore(ctx, tracker); err != nil {
+		discarded, err := r.out.store.restore(ctx, tracker, r.cfg.OnCorruptCheckpoint)
+		if err != nil {
 			return errors.Join(err, client.Close(ctx), tracker.Close())
 		}
+		r.tel.checkpointCorrupt(ctx, discarded)
 	}
 	r.read = reading{tracker: tracker, files: map[uint64]*tailedFile{}, resources: newResources(r.compiled.resource),
 		decoder: r.compiled.coding.lineDecoder()}

@@ -68,6 +68,13 @@ func (t *receiverTelemetry) recordHold(nanos int64) {
 	t.builder.ReceiverMergelogMergeHoldDuration.Record(context.Background(), float64(nanos)/1e9, t.self)
 }
 
+// checkpointCorrupt counts the checkpoint keys Start could not decode and left out.
+func (t *receiverTelemetry) checkpointCorrupt(ctx context.Context, keys int) {
+	if keys > 0 {
+		t.builder.ReceiverMergelogCheckpointCorrupt.Add(ctx, int64(keys), t.self)
+	}
+}
+
 func (t *receiverTelemetry) consumeError(ctx context.Context, permanent bool) {
 	attrs := t.retryable
 	if permanent {

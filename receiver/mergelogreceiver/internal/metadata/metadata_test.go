@@ -28,6 +28,7 @@ func TestMetadata(t *testing.T) {
 	tb.ReceiverMergelogFilesOpen.Record(ctx, 1, opt)
 	tb.ReceiverMergelogBytesRead.Add(ctx, 1, opt)
 	tb.ReceiverMergelogBytesLost.Add(ctx, 1, opt)
+	tb.ReceiverMergelogCheckpointCorrupt.Add(ctx, 1, opt)
 	tb.ReceiverMergelogRecordsEmitted.Add(ctx, 1, opt)
 	tb.ReceiverMergelogEntriesUntimed.Add(ctx, 1, opt)
 	tb.ReceiverMergelogEntriesLate.Add(ctx, 1, opt)

@@ -28,6 +28,7 @@ type TelemetryBuilder struct {
 	ReceiverMergelogFilesOpen         metric.Int64Gauge
 	ReceiverMergelogBytesRead         metric.Int64Counter
 	ReceiverMergelogBytesLost         metric.Int64Counter
+	ReceiverMergelogCheckpointCorrupt metric.Int64Counter
 	ReceiverMergelogRecordsEmitted    metric.Int64Counter
 	ReceiverMergelogEntriesUntimed    metric.Int64Counter
 	ReceiverMergelogEntriesLate       metric.Int64Counter
@@ -58,6 +59,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings) (*TelemetryBuilde
 		"otelcol_receiver_mergelog_bytes_lost",
 		metric.WithDescription("Bytes of files that went away, or were closed to bound the disk space of deleted files (max_deleted_bytes), before they were read to their end (compressed bytes for a compressed file); each loss is logged, naming the file [Alpha]"),
 		metric.WithUnit("By"),
+	)
+	errs = errors.Join(errs, err)
+	b.ReceiverMergelogCheckpointCorrupt, err = m.Int64Counter(
+		"otelcol_receiver_mergelog_checkpoint_corrupt",
+		metric.WithDescription("Checkpoint keys that could not be decoded at start, left out with on_corrupt_checkpoint start_over (the files they described are read as files never seen); each is logged, naming the key [Alpha]"),
+		metric.WithUnit("{key}"),
 	)
 	errs = errors.Join(errs, err)
 	b.ReceiverMergelogRecordsEmitted, err = m.Int64Counter(
