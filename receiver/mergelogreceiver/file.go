@@ -138,6 +138,19 @@ func (r *mergelogReceiver) setAttrs(f *tailedFile) {
 	f.resource = r.read.resources.of(f.path, r.cfg.container(), nativeContainer(r.cfg.Operators))
 }
 
+// midLine reports whether reading stopped inside a container line whose pieces are being
+// joined. A read round reads such a file on to the line's end before leaving it, so that the
+// pieces of lines already on disk are held for one file at a time, not for every file between
+// two rounds (at most max_log_size more: a line is cut there).
+func (f *tailedFile) midLine() bool {
+	for _, s := range f.streams {
+		if s.pieces != nil && s.pieces.Pending() {
+			return true
+		}
+	}
+	return false
+}
+
 // pending reports whether any stream of f holds bytes not yet emitted.
 func (f *tailedFile) pending() bool {
 	for _, s := range f.streams {

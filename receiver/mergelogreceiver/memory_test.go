@@ -69,12 +69,10 @@ func (s *heapSink) waitFor(t *testing.T, n int64) {
 	testkit.WaitUntil(t, 4*testkit.Timeout, fmt.Sprintf("%d records", n), func() bool { return s.count() >= n })
 }
 
-// A stream that once joined a long split line does not keep its size: 200 container files
-// that each held one 800 KiB line in 50 pieces, then idle, cost a few KiB each (issue 12:
-// 175 MiB).
-func TestMemoryIdleAfterLongSplitLines(t *testing.T) {
-	const files, pieces, pieceLen = 200, 50, 16 << 10
-	root := t.TempDir()
+// splitLineFiles writes files container files under root, each holding one line of pieces ×
+// pieceLen bytes split by the runtime.
+func splitLineFiles(t *testing.T, root string, files, pieces, pieceLen int) {
+	t.Helper()
 	piece := strings.Repeat("x", pieceLen)
 	for i := range files {
 		dir := filepath.Join(root, fmt.Sprintf("ns_pod%d_uid%d", i, i), "app")
@@ -92,6 +90,15 @@ func TestMemoryIdleAfterLongSplitLines(t *testing.T) {
 		}
 		testkit.WriteFile(t, filepath.Join(dir, "0.log"), b.String())
 	}
+}
+
+// A stream that once joined a long split line does not keep its size: 200 container files
+// that each held one 800 KiB line in 50 pieces, then idle, cost a few KiB each (issue 12:
+// 175 MiB).
+func TestMemoryIdleAfterLongSplitLines(t *testing.T) {
+	const files = 200
+	root := t.TempDir()
+	splitLineFiles(t, root, files, 50, 16<<10)
 	cfg := containerConfig(root)
 	cfg.Encoding = EncodingNop // as below
 	cfg.PollInterval = 100 * time.Millisecond
@@ -101,9 +108,35 @@ func TestMemoryIdleAfterLongSplitLines(t *testing.T) {
 	s.waitFor(t, files)
 	time.Sleep(settle) // a few polls, idle
 	grown := int64(testkit.LiveHeap()) - int64(before)
-	t.Logf("%d idle container files after a line of %d KiB each: %d KiB of heap", files, pieces*pieceLen>>10, grown>>10)
+	t.Logf("%d idle container files after a line of 800 KiB each: %d KiB of heap", files, grown>>10)
 	if grown > files*idlePerFile+fixedHeap {
 		t.Errorf("%d idle files hold %d KiB, more than %d KiB each", files, grown>>10, idlePerFile>>10)
+	}
+}
+
+// A catch-up of 200 container files, each one 800 KiB line in 50 pieces already on disk, holds
+// the pieces of one line at a time, not one in every file: a read round finishes the line it
+// is in before going on to the next file (issue 20: 200 lines of ~1 MiB held at once, 465 MiB
+// of RSS under GOMEMLIMIT=400MiB).
+func TestMemoryCatchUpSplitLinesBounded(t *testing.T) {
+	const files = 200
+	root := t.TempDir()
+	splitLineFiles(t, root, files, 50, 16<<10)
+	cfg := containerConfig(root)
+	cfg.Encoding = EncodingNop
+	cfg.PollInterval = 200 * time.Millisecond
+	s := &heapSink{step: files / 20}
+	before := testkit.LiveHeap()
+	startReceiver(t, cfg, s, nil)
+	s.waitFor(t, files)
+	s.mu.Lock()
+	most, samples := int64(s.most)-int64(before), s.samples
+	s.mu.Unlock()
+	budget := int64(catchUpHeap + workBuffers*int(cfg.MaxLogSize))
+	t.Logf("catch-up of %d split lines: at most %d KiB of live heap in %d samples (budget %d KiB)",
+		files, most>>10, samples, budget>>10)
+	if most > budget {
+		t.Errorf("catch-up of %d split lines held %d KiB, over the budget of %d KiB", files, most>>10, budget>>10)
 	}
 }
 

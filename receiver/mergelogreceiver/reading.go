@@ -117,7 +117,8 @@ func (r *mergelogReceiver) readRound() (more bool) {
 	return more
 }
 
-// readFile reads up to chunkBytes of f's lines into its streams; true if it stopped early.
+// readFile reads up to chunkBytes of f's lines into its streams, and on to the end of a
+// container line it is in the middle of (see tailedFile.midLine); true if it stopped early.
 func (r *mergelogReceiver) readFile(f *tailedFile) (more bool) {
 	now := time.Now()
 	r.read.observed = now.UnixNano()
@@ -128,7 +129,7 @@ func (r *mergelogReceiver) readFile(f *tailedFile) (more bool) {
 	// turn holds no buffer. Nothing keeps the lines read: streams copy what they hold.
 	defer f.file.Yield()
 	budget := chunkBytes
-	for budget > 0 {
+	for budget > 0 || f.midLine() {
 		if r.stopping {
 			return false
 		}
@@ -154,7 +155,7 @@ func (r *mergelogReceiver) readFile(f *tailedFile) (more bool) {
 		f.lastData, f.partial = now, 0
 		r.line(f, line, end)
 	}
-	if budget <= 0 {
+	if budget <= 0 && !f.drained {
 		return true
 	}
 	if f.file.Finished() {
