@@ -91,6 +91,10 @@ func (r *Reassembler) borrow() {
 	r.buf = append((*lent)[:0], r.buf...)
 }
 
+// Held returns the bytes of the pieces collected, which the Reassembler holds until their line
+// ends.
+func (r *Reassembler) Held() int { return len(r.buf) }
+
 // Pending reports whether pieces are waiting for the rest of their line.
 func (r *Reassembler) Pending() bool { return r.open }
 

@@ -234,6 +234,21 @@ func (j *Joiner) Flush() {
 // Pending reports whether lines are waiting for Add or Flush to emit them.
 func (j *Joiner) Pending() bool { return j.lines > 0 }
 
+// Held returns the bytes of the open entry's text, which the Joiner holds until the entry ends.
+func (j *Joiner) Held() int { return len(j.buf) }
+
+// keepBytes is the largest buffer Release leaves a Joiner.
+const keepBytes = 64 << 10
+
+// Release drops the Joiner's buffer, if nothing is open and it grew beyond keepBytes: a long
+// entry (a stack trace of a few hundred lines) must not cost an idle input its size for the rest
+// of its life. Reading on reuses the buffer; call Release when the input goes quiet.
+func (j *Joiner) Release() {
+	if j.lines == 0 && cap(j.buf) > keepBytes {
+		j.buf = nil
+	}
+}
+
 // Stats returns the counters so far.
 func (j *Joiner) Stats() Stats { return j.stats }
 

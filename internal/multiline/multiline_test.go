@@ -465,3 +465,26 @@ func BenchmarkJoin(b *testing.B) {
 		})
 	}
 }
+
+// Held follows the open entry's text; Release gives back a buffer grown by a long entry once
+// nothing is open, and keeps one of keepBytes or less (or one in use).
+func TestHeldAndRelease(t *testing.T) {
+	j, err := New(Config{Start: pattern(t, `start`)}, func([]byte, int64) {})
+	require.NoError(t, err)
+	j.Add([]byte("start"), 6)
+	long := bytes.Repeat([]byte("x"), keepBytes)
+	j.Add(long, int64(7+len(long)))
+	assert.Equal(t, len("start\n")+len(long), j.Held())
+	j.Release()
+	assert.Equal(t, len("start\n")+len(long), j.Held(), "an open entry keeps its buffer")
+	j.Flush()
+	assert.Zero(t, j.Held())
+	assert.Greater(t, cap(j.buf), keepBytes)
+	j.Release()
+	assert.Zero(t, cap(j.buf), "a long entry's buffer given back")
+
+	j.Add([]byte("start short"), 12)
+	j.Flush()
+	j.Release()
+	assert.Positive(t, cap(j.buf), "a short entry's buffer kept for the next")
+}

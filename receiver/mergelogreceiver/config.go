@@ -61,6 +61,8 @@ type Config struct {
 
 	// OnCorruptCheckpoint is what Start does with checkpoint keys in storage it cannot decode.
 	OnCorruptCheckpoint OnCorruptCheckpoint `mapstructure:"on_corrupt_checkpoint"`
+	// MaxPartialBytes bounds the bytes of entries not finished yet across all files.
+	MaxPartialBytes ByteSize `mapstructure:"max_partial_bytes"`
 
 	Timestamp      *TimestampConfig `mapstructure:"timestamp"`
 	Merge          MergeConfig      `mapstructure:"merge"`
@@ -163,6 +165,7 @@ func createDefaultConfig() component.Config {
 
 		// A checkpoint that cannot be decoded must not keep a DaemonSet's pod restarting.
 		OnCorruptCheckpoint: CorruptCheckpointStartOver,
+		MaxPartialBytes:     32 << 20,
 	}
 }
 
@@ -232,6 +235,9 @@ func (c *Config) Validate() error {
 	errs.check("format", c.Format.validate())
 	errs.check("on_truncate", c.OnTruncate.validate())
 	errs.check("on_corrupt_checkpoint", c.OnCorruptCheckpoint.validate())
+	if c.MaxPartialBytes < 1 {
+		errs.add("max_partial_bytes", "must be positive (got %d)", c.MaxPartialBytes)
+	}
 	c.validateTuning(&errs)
 	c.validateOwnership(&errs)
 	c.validateValues(&errs)

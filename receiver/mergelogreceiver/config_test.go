@@ -72,6 +72,7 @@ func TestConfigFull(t *testing.T) {
 		DeleteAfterRead:             true,
 		StorageID:                   &storage,
 		OnCorruptCheckpoint:         CorruptCheckpointFail,
+		MaxPartialBytes:             16 << 20,
 		Attributes:                  map[string]string{"team": "payments"},
 		Resource:                    map[string]string{"service.name": "checkout"},
 		Format:                      "container",
@@ -121,6 +122,7 @@ func TestConfigInvalidNamesTheKey(t *testing.T) {
 		"bad_max_in_flight":             "batch: max_in_flight",
 		"zero_full_scan_interval":       "watch: full_scan_interval",
 		"bad_on_corrupt_checkpoint":     "on_corrupt_checkpoint",
+		"zero_max_partial_bytes":        "max_partial_bytes",
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := loadConfig(t, name)

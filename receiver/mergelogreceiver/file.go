@@ -48,6 +48,7 @@ type tailedFile struct {
 	touched   bool      // settled entries since the last commit
 	piece     bool      // the last line read was cut at max_log_size: the next continues it
 	cut       cutLine   // with format container: the line the pieces belong to
+	held      int       // bytes of entries not finished in its streams, as last counted
 }
 
 // attrSet is a set of record attributes and their size, for batch.max_bytes.

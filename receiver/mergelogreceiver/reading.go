@@ -27,6 +27,7 @@ type reading struct {
 	pollOverdue bool         // reading stops until the next poll
 	observed    int64        // ObservedTimestamp of the entries being read
 	decoder     *lineDecoder // encodings other than UTF-8: lines to UTF-8; nil otherwise
+	held        int          // bytes of entries not finished, in all files (see partials.go)
 }
 
 // pollDue reports whether a poll is due before reading on: a read round that outlasts
@@ -47,6 +48,7 @@ func (rd *reading) compact() {
 		switch {
 		case f.done && f.settled():
 			delete(rd.files, f.id)
+			rd.held -= f.held
 			rd.resources.release(f.resource)
 			f.queued = false
 		case f.drained && !f.done:
@@ -128,6 +130,7 @@ func (r *mergelogReceiver) readFile(f *tailedFile) (more bool) {
 	// Leaving f, the round gives its line reader back for the next file: a file waiting for its
 	// turn holds no buffer. Nothing keeps the lines read: streams copy what they hold.
 	defer f.file.Yield()
+	defer r.boundPartials(f)
 	budget := chunkBytes
 	for budget > 0 || f.midLine() {
 		if r.stopping {
@@ -240,7 +243,9 @@ func (r *mergelogReceiver) flushTail(f *tailedFile, tail []byte, end int64) {
 	}
 	for _, s := range f.streams {
 		s.flush()
+		s.joiner.Release() // quiet: its buffer is not needed until it is read again
 	}
+	r.recount(f)
 }
 
 // finishFile ends a file that will give nothing more: what waits at its end is complete now.

@@ -26,6 +26,7 @@ type receiverTelemetry struct {
 // counts accumulates between two flushes.
 type counts struct {
 	emitted, untimed int64
+	partialsCut      int64 // unfinished entries emitted for max_partial_bytes
 }
 
 func newTelemetry(builder *metadata.TelemetryBuilder, id string) receiverTelemetry {
@@ -49,6 +50,7 @@ func (t *receiverTelemetry) flush(tracker *filetrack.Tracker, window *mergewindo
 	}
 	add(t.counts.emitted, t.builder.ReceiverMergelogRecordsEmitted)
 	add(t.counts.untimed, t.builder.ReceiverMergelogEntriesUntimed)
+	add(t.counts.partialsCut, t.builder.ReceiverMergelogPartialsCut)
 	t.counts = counts{}
 	if window != nil {
 		late := window.Late()

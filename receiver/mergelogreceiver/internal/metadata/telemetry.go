@@ -31,6 +31,7 @@ type TelemetryBuilder struct {
 	ReceiverMergelogCheckpointCorrupt metric.Int64Counter
 	ReceiverMergelogRecordsEmitted    metric.Int64Counter
 	ReceiverMergelogEntriesUntimed    metric.Int64Counter
+	ReceiverMergelogPartialsCut       metric.Int64Counter
 	ReceiverMergelogEntriesLate       metric.Int64Counter
 	ReceiverMergelogConsumeErrors     metric.Int64Counter
 	ReceiverMergelogConsumeRetries    metric.Int64Counter
@@ -76,6 +77,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings) (*TelemetryBuilde
 	b.ReceiverMergelogEntriesUntimed, err = m.Int64Counter(
 		"otelcol_receiver_mergelog_entries_untimed",
 		metric.WithDescription("Entries in which the configured timestamp was not found [Alpha]"),
+		metric.WithUnit("{entry}"),
+	)
+	errs = errors.Join(errs, err)
+	b.ReceiverMergelogPartialsCut, err = m.Int64Counter(
+		"otelcol_receiver_mergelog_partials_cut",
+		metric.WithDescription("Unfinished entries (a multiline entry being joined, the pieces of a split line) emitted as they were because the entries not finished across all files held more than max_partial_bytes; each is logged, naming the file [Alpha]"),
 		metric.WithUnit("{entry}"),
 	)
 	errs = errors.Join(errs, err)
