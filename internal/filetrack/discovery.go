@@ -1,6 +1,7 @@
 package filetrack
 
 import (
+	"bytes"
 	"slices"
 	"time"
 
@@ -84,6 +85,9 @@ func (t *Tracker) scanEntry(e *listed, cutoff int64) {
 	if df != nil && df.seen == t.poll {
 		return // another path to the same file: read it once
 	}
+	if df != nil && df.path != e.path && t.inodeReused(df, e) {
+		df = nil
+	}
 	if df == nil {
 		df = &diskFile{key: e.key, atStart: t.poll == 1, changed: true}
 		t.disk[e.key] = df
@@ -98,6 +102,42 @@ func (t *Tracker) scanEntry(e *listed, cutoff int64) {
 	if df.role == roleSource {
 		df.ident.draining = false
 	}
+}
+
+// inodeReused reports whether the file at e, which has known file df's device and inode under
+// another path, is another file: df was deleted and its inode given to a file created since
+// (kubelet deletes and creates files at every rotation, and file systems reuse a freed inode
+// at once). Its content tells: it does not start as df's identity does. Then df is let go as a
+// file no longer seen (its identity continues from a copy if one appears) and e is new. A
+// file with a descriptor open cannot be freed: it was moved (or rewritten, which reading
+// checks). A compressed file is told by its fingerprint only: decoding it to its check
+// points at every move would cost more than a rotation should.
+func (t *Tracker) inodeReused(df *diskFile, e *listed) bool {
+	x := df.ident
+	if x == nil || df.role == roleSource && x.fd != nil {
+		return false
+	}
+	probe := &diskFile{key: e.key, path: e.path, size: e.size}
+	fd, fp, ok := t.identify(probe)
+	if !ok {
+		return false // not readable now: known by its inode until it can be told
+	}
+	defer t.closeRaw(fd)
+	same := probe.kind == df.kind && (bytes.HasPrefix(fp, x.fp) || bytes.HasPrefix(x.fp, fp))
+	if same && probe.kind == decompress.Plain {
+		same = t.sameStart(x, fd, e.size) // its check points too, for files that share a header
+	}
+	if same {
+		return false
+	}
+	t.log.Debug("a file gone, its inode reused by a new file",
+		zap.String("gone", df.path), zap.String("new", e.path))
+	if df.role == roleSource {
+		x.src = nil
+	}
+	t.visitDisk(df)
+	t.dropDisk(df)
+	return true
 }
 
 // moved records a file's new path.

@@ -54,32 +54,44 @@ func (t *Tracker) verify(c *diskFile, fd *os.File, x *File) verdict {
 	return t.compareChecks(c, fd, x)
 }
 
-// compareDirect compares a plain candidate with the identity's plain source
-// while that exists: the surest test, and one that needs no check point.
+// compareDirect compares a candidate with the identity's plain source while that exists: the
+// surest test, and one that needs no check point. A compressed candidate is compared at the
+// end of what of it decodes now, so that one still being written (kubelet's <name>.tmp,
+// logrotate's .gz) is told for the copy it is before it is complete.
 func (t *Tracker) compareDirect(c *diskFile, fd *os.File, x *File) (verdict, bool) {
 	src := x.src
-	if src == nil || src == c || c.kind != decompress.Plain || x.kind != decompress.Plain {
+	if src == nil || src == c || x.kind != decompress.Plain {
 		return 0, false
 	}
-	if c.size > src.size {
+	if c.kind == decompress.Plain && c.size > src.size {
 		return differ, true
 	}
 	xfd := x.fd
 	if xfd == nil {
 		if !t.slot() {
+			t.starved = true
 			return 0, false
 		}
 		var err error
 		if xfd, err = t.open(src.path); err != nil {
 			return 0, false
 		}
+		t.fdsOpen++
 		defer t.closeRaw(xfd)
 		if info, err := xfd.Stat(); err != nil || !hasKey(xfd.Name(), info, src.key) {
 			return 0, false
 		}
 	}
-	a, okA := readWindow(fd, c.size, &t.winA)
-	b, okB := readWindow(xfd, c.size, &t.winB)
+	end, a, okA := c.size, []byte(nil), false
+	if c.kind == decompress.Plain {
+		a, okA = readWindow(fd, end, &t.winA)
+	} else {
+		end, a, okA = t.decodedEnd(c, fd, src.size)
+		if okA && end > src.size {
+			return differ, true // a copy is never larger than its original
+		}
+	}
+	b, okB := readWindow(xfd, end, &t.winB)
 	if !okA || !okB {
 		return 0, false
 	}
@@ -87,6 +99,24 @@ func (t *Tracker) compareDirect(c *diskFile, fd *os.File, x *File) (verdict, boo
 		return strong, true
 	}
 	return differ, true
+}
+
+// decodedEnd decodes compressed candidate c as far as it goes now, at most limit+1 bytes, and
+// returns where it stopped and the checkWindow bytes before that (in t.winA); false if
+// nothing decodes.
+func (t *Tracker) decodedEnd(c *diskFile, fd *os.File, limit int64) (int64, []byte, bool) {
+	dec, err := decompress.NewReaderKind(io.NewSectionReader(fd, 0, c.size), c.kind)
+	if err != nil {
+		return 0, nil, false
+	}
+	defer func() { _ = dec.Close() }() // releases decoder buffers only; never fails
+	tl := &tail{r: dec}
+	_, _ = io.CopyN(io.Discard, tl, limit+1) // cut short while being written: compared where it stops
+	if tl.pos == 0 {
+		return 0, nil, false
+	}
+	n := copy(t.winA[:], tl.buf[checkWindow-tl.n:])
+	return tl.pos, t.winA[:n], true
 }
 
 // compareChecks compares the candidate with x's last check point within its

@@ -76,6 +76,7 @@ func (t *Tracker) resolve(df *diskFile) {
 		return cmp.Compare(a.id, b.id)
 	})
 	undecided := false
+	t.starved = false
 	for _, x := range cands {
 		if x == df.truncatedFrom {
 			continue
@@ -94,7 +95,8 @@ func (t *Tracker) resolve(df *diskFile) {
 	clear(cands)
 	t.cands = cands[:0]
 	if undecided {
-		if df.changed {
+		if df.changed || t.starved {
+			// Growing, or not compared for want of a descriptor: not settling.
 			df.stalls = 0
 		} else {
 			df.stalls++

@@ -140,6 +140,7 @@ type Tracker struct {
 	disk     map[fileKey]*diskFile
 	reported map[string]string // path → problem reported
 	fdsOpen  int
+	starved  bool // resolve's comparison wanted a descriptor over MaxConcurrentFiles
 
 	listing []listed // the matched paths, sorted (see list)
 	watch   watching
