@@ -100,7 +100,12 @@ func (t *Tracker) scanEntry(e *listed, cutoff int64) {
 	}
 	df.prevSize, df.size, df.mtime, df.seen = df.size, e.size, e.mtime, t.poll
 	if df.role == roleSource {
-		df.ident.draining = false
+		f := df.ident
+		f.draining = false
+		if f.done && !f.failed && f.kind == decompress.Plain {
+			// Drained and finished when it was not seen (its move was seen late): read on.
+			t.readOn(f, e.path)
+		}
 	}
 }
 
@@ -112,22 +117,17 @@ func (t *Tracker) scanEntry(e *listed, cutoff int64) {
 // file with a descriptor open cannot be freed: it was moved (or rewritten, which reading
 // checks). A compressed file is told by its fingerprint only: decoding it to its check
 // points at every move would cost more than a rotation should.
+//
+// A file that cannot be read now (no descriptor free, gone again) is taken as moved,
+// the common case, where something looks at it again before trusting it: reading checks a
+// plain file's start when it opens it, and a shadow is compared again when it changes. A
+// compressed file read to its end is never looked at again: it is taken as new (if it was
+// moved after all, matching finds its identity again by its content).
 func (t *Tracker) inodeReused(df *diskFile, e *listed) bool {
 	x := df.ident
-	if x == nil || df.role == roleSource && x.fd != nil {
-		return false
-	}
-	probe := &diskFile{key: e.key, path: e.path, size: e.size}
-	fd, fp, ok := t.identify(probe)
-	if !ok {
-		return false // not readable now: known by its inode until it can be told
-	}
-	defer t.closeRaw(fd)
-	same := probe.kind == df.kind && (bytes.HasPrefix(fp, x.fp) || bytes.HasPrefix(x.fp, fp))
-	if same && probe.kind == decompress.Plain {
-		same = t.sameStart(x, fd, e.size) // its check points too, for files that share a header
-	}
-	if same {
+	// A smaller file (a new one, empty as it is created) is not df moved: truncated as well,
+	// its content would be lost to df's identity all the same.
+	if x == nil || df.role == roleSource && x.fd != nil || e.size >= df.size && !t.otherContent(df, e) {
 		return false
 	}
 	t.log.Debug("a file gone, its inode reused by a new file",
@@ -138,6 +138,22 @@ func (t *Tracker) inodeReused(df *diskFile, e *listed) bool {
 	t.visitDisk(df)
 	t.dropDisk(df)
 	return true
+}
+
+// otherContent reports whether the file at e does not hold the stream of df's identity.
+func (t *Tracker) otherContent(df *diskFile, e *listed) bool {
+	x := df.ident
+	probe := &diskFile{key: e.key, path: e.path, size: e.size}
+	fd, fp, ok := t.identify(probe)
+	if !ok {
+		return df.role == roleSource && x.done && x.kind != decompress.Plain
+	}
+	defer t.closeRaw(fd)
+	if probe.kind != df.kind || !bytes.HasPrefix(fp, x.fp) && !bytes.HasPrefix(x.fp, fp) {
+		return true
+	}
+	// A plain file's check points too, for files that share a header.
+	return probe.kind == decompress.Plain && !t.sameStart(x, fd, e.size)
 }
 
 // moved records a file's new path.

@@ -180,6 +180,17 @@ func (h *harness) warnings(s string) int {
 	return n
 }
 
+// warningsAbout counts the logged warnings about a path under dir.
+func (h *harness) warningsAbout(dir string) int {
+	n := 0
+	for _, e := range h.logs.All() {
+		if p, ok := e.ContextMap()["path"].(string); ok && e.Level == zapcore.WarnLevel && strings.HasPrefix(p, dir) {
+			n++
+		}
+	}
+	return n
+}
+
 // lines returns numbered lines tag-from … tag-(to-1), padded so that a few
 // of them pass the fingerprint size.
 func lines(tag string, from, to int) []string {

@@ -270,17 +270,23 @@ func (t *Tracker) adopt() {
 	for _, x := range waiting {
 		if x.done {
 			// Its file went away and was read to its end; now it is back (moved back, or
-			// replaced by a link to it): read on from where reading stopped.
-			t.log.Info("file seen again after it was read to its end, reading on",
-				zap.String("path", x.best.path), zap.Int64("offset", x.off))
-			t.closeFile(x)
-			x.done = false
+			// replaced by a link to it).
+			t.readOn(x, x.best.path)
 		}
 		t.setSource(x, x.best)
 		x.best = nil
 	}
 	clear(waiting)
 	t.cands = waiting[:0]
+}
+
+// readOn unfinishes x, whose file went away and was read to its end, now that the file is seen
+// again at path: reading goes on from where it stopped.
+func (t *Tracker) readOn(x *File, path string) {
+	t.log.Info("file seen again after it was read to its end, reading on",
+		zap.String("path", path), zap.Int64("offset", x.off))
+	t.closeFile(x)
+	x.done = false
 }
 
 // better prefers, as x's source, the file x was read from (its inode), then
