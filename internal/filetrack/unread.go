@@ -14,6 +14,8 @@ import (
 //   - a file that went away (deleted, rotated out of the globs, truncated in place) before it was
 //     read to its end while no descriptor held it: it is counted when its identity is forgotten,
 //     the last moment a copy or a compressed version could still have continued it;
+//   - a file of the last run (restored from the checkpoint) not found again, of which the last run
+//     had read more than it committed;
 //   - a file deleted while open, closed to keep the disk space that deleted files hold within
 //     MaxDeletedBytes (their space is freed only when the last descriptor closes, and a node
 //     short of disk evicts pods).
@@ -92,6 +94,11 @@ func (t *Tracker) loseUnread(f *File) {
 		t.lose(f, f.path, f.seenSize-f.off, "file went away before it was read to its end")
 	case f.seenSize == 0 && f.seenCompressed > 0:
 		t.lose(f, f.path, f.seenCompressed, "compressed file went away before it was read to its end")
+	case f.seenSize == 0 && len(f.checks) > 0:
+		// Restored from the checkpoint and not found in this run: what the last run read and
+		// had not committed (its last check point is where reading got to) is lost with it.
+		t.lose(f, f.path, f.checks[len(f.checks)-1].off-f.off,
+			"file of the last run went away while the collector was down, before what was read of it was delivered")
 	}
 }
 

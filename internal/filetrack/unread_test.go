@@ -88,3 +88,29 @@ func TestReadFileGoneLosesNothing(t *testing.T) {
 		t.Errorf("BytesLost %d, want 0", got)
 	}
 }
+
+// A file of the last run, read further than committed when it stopped, and deleted while the
+// collector was down (kubelet rotating through its files): what was read and not delivered is
+// counted lost, and said, when its identity is forgotten. It went silently.
+func TestLastRunFileGoneIsCounted(t *testing.T) {
+	h := newHarness(t, Options{StartAtBeginning: true})
+	h.commit = false
+	a := h.path("0.log.20261202-000001")
+	testkit.WriteFile(t, a, text(lines("a", 0, 100)))
+	h.rounds(2)
+	half := int64(len(text(lines("a", 0, 50))))
+	h.tr.Commit(h.ids("a")[0], half, 50)
+	cp := h.tr.Checkpoint()
+
+	h.start(Options{StartAtBeginning: true})
+	must(t, h.tr.Restore(cp))
+	must(t, os.Remove(a))
+	h.rounds(forgetPolls + 2)
+	want := int64(len(text(lines("a", 0, 100)))) - half
+	if got := h.tr.Stats().BytesLost; got != want {
+		t.Errorf("BytesLost %d, want %d (read and not delivered)", got, want)
+	}
+	if n := h.warnings("went away while the collector was down"); n != 1 {
+		t.Errorf("%d warnings, want 1", n)
+	}
+}
