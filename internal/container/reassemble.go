@@ -21,11 +21,12 @@ type Reassembler struct {
 	truncate bool
 	emit     func(log []byte, start, end, at int64)
 
-	buf   []byte
-	open  bool  // pieces are being collected
-	start int64 // offset of the first piece
-	end   int64 // end offset of the last piece
-	at    int64 // the runtime's time of the first piece
+	buf     []byte
+	open    bool  // pieces are being collected
+	carried bool  // the pieces collected so far came from another file (see TakeOver)
+	start   int64 // offset of the first piece (in this file)
+	end     int64 // end offset of the last piece
+	at      int64 // the runtime's time of the first piece
 }
 
 // NewReassembler returns a Reassembler that gives each whole line to emit: its log, where it
@@ -42,6 +43,9 @@ func (r *Reassembler) Add(log []byte, start, end, at int64, more bool) {
 	if !more && !r.open {
 		r.emit(log, start, end, at)
 		return
+	}
+	if r.carried {
+		r.carried, r.start, r.end = false, start, start // the line's first bytes in this file
 	}
 	if r.open && len(r.buf)+len(log) > r.max {
 		if r.truncate {
@@ -63,13 +67,31 @@ func (r *Reassembler) Add(log []byte, start, end, at int64, more bool) {
 	}
 }
 
+// TakeOver continues, in this Reassembler, the line whose pieces from collected: the pieces
+// the runtime wrote at the end of the container stream's file before this one (kubelet rotated
+// the file between the pieces of a line). from is left empty. The line keeps the runtime's time
+// of its first piece; its offsets are those of its pieces in this file, which come next.
+func (r *Reassembler) TakeOver(from *Reassembler) {
+	if !from.open || r.open {
+		return
+	}
+	r.buf, from.buf = from.buf, r.buf[:0] // r's is empty: the pieces change hands, not bytes
+	r.open, r.carried, r.at = true, true, from.at
+	from.reset()
+}
+
 // Flush gives the pieces collected so far to emit as a line.
 func (r *Reassembler) Flush() {
 	if !r.open {
 		return
 	}
-	r.open = false
 	r.emit(r.buf, r.start, r.end, r.at)
+	r.reset()
+}
+
+// reset empties r for its next line.
+func (r *Reassembler) reset() {
+	r.open, r.carried = false, false
 	if cap(r.buf) > keepBytes {
 		// One long line must not cost the stream its size for the rest of the file's life: a
 		// node has hundreds of streams, and most lines are short.
@@ -98,6 +120,8 @@ func (r *Reassembler) Held() int { return len(r.buf) }
 // Pending reports whether pieces are waiting for the rest of their line.
 func (r *Reassembler) Pending() bool { return r.open }
 
-// Oldest returns the start of the first piece waiting; ok is false when none waits. record is
-// always 0: the pieces are in no entry yet.
-func (r *Reassembler) Oldest() (start, record int64, ok bool) { return r.start, 0, r.open }
+// Oldest returns the start of the first piece waiting in this file; ok is false when none
+// waits. record is always 0: the pieces are in no entry yet.
+func (r *Reassembler) Oldest() (start, record int64, ok bool) {
+	return r.start, 0, r.open && !r.carried
+}

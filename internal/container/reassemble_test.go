@@ -108,3 +108,64 @@ func TestReassemblerGivesBackLongLines(t *testing.T) {
 	assert.LessOrEqual(t, grown, int64(streams*(8<<10)), "idle streams hold more than 8 KiB each")
 	runtime.KeepAlive(rs)
 }
+
+// The pieces of a line at the end of one file, continued in the next file of the stream: the
+// line comes out once, whole, with the runtime's time of its first piece and its offsets in
+// the second file; the first file's Reassembler is left empty, holding back nothing.
+func TestReassemblerTakeOver(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		max   int
+		first []piece // in the rotated file
+		next  []piece // in the new file
+		want  []emitted
+	}{
+		{
+			name:  "the rest in the next file",
+			max:   100,
+			first: []piece{{"ab", 10, 13, 1, true}, {"cd", 13, 16, 2, true}},
+			next:  []piece{{"ef", 0, 3, 3, false}, {"g", 3, 5, 4, false}},
+			want:  []emitted{{"abcdef", 0, 3, 1}, {"g", 3, 5, 4}},
+		},
+		{
+			name:  "more pieces in the next file",
+			max:   100,
+			first: []piece{{"ab", 10, 13, 1, true}},
+			next:  []piece{{"cd", 0, 3, 2, true}, {"e", 3, 5, 3, false}},
+			want:  []emitted{{"abcde", 0, 5, 1}},
+		},
+		{
+			name:  "beyond max: the carried pieces are a line of their own, before the next file's first",
+			max:   4,
+			first: []piece{{"abc", 10, 14, 1, true}},
+			next:  []piece{{"def", 0, 4, 2, false}},
+			want:  []emitted{{"abc", 0, 0, 1}, {"def", 0, 4, 2}},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var fromGot, got []emitted
+			from := NewReassembler(tc.max, false, func(log []byte, start, end, at int64) {
+				fromGot = append(fromGot, emitted{string(log), start, end, at})
+			})
+			to := NewReassembler(tc.max, false, func(log []byte, start, end, at int64) {
+				got = append(got, emitted{string(log), start, end, at})
+			})
+			for _, p := range tc.first {
+				from.Add([]byte(p.log), p.start, p.end, p.at, p.more)
+			}
+			to.TakeOver(from)
+			assert.False(t, from.Pending())
+			_, _, ok := from.Oldest()
+			assert.False(t, ok, "the first file holds nothing back")
+			_, _, ok = to.Oldest()
+			assert.False(t, ok, "nothing of the line in the second file yet")
+			for _, p := range tc.next {
+				to.Add([]byte(p.log), p.start, p.end, p.at, p.more)
+			}
+			from.Flush()
+			assert.Empty(t, fromGot)
+			assert.Equal(t, tc.want, got)
+			assert.False(t, to.Pending())
+		})
+	}
+}

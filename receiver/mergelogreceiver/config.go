@@ -49,6 +49,10 @@ type Config struct {
 	Attributes      map[string]string `mapstructure:"attributes"`
 	Resource        map[string]string `mapstructure:"resource"`
 	Format          Format            `mapstructure:"format"`
+	// SplitLineWait is how long, with format container, the pieces of a line the runtime split
+	// that are left at the end of a file wait for their rest, in the same file or in the next
+	// file of the container stream, before they are emitted as they are (splitwait.go).
+	SplitLineWait time.Duration `mapstructure:"split_line_wait"`
 	// Operators are file_log's, decoded and run by stanza (see operators.go, chain.go).
 	Operators []operator.Config `mapstructure:"operators"`
 	// Header parses the lines at a file's start into attributes of all its records (header.go).
@@ -158,6 +162,7 @@ func createDefaultConfig() component.Config {
 		IncludeFileName:    true,
 		Compression:        CompressionAuto,
 		Format:             FormatText,
+		SplitLineWait:      5 * time.Second,
 		Merge:              MergeConfig{Window: 2 * time.Second, MaxHeldPerFile: 10000},
 		Batch:              BatchConfig{MaxRecords: 1000, MaxBytes: 4 << 20, Timeout: 200 * time.Millisecond, MaxInFlight: 4},
 		Watch:              WatchConfig{Enabled: true, FullScanInterval: 10 * time.Second},
@@ -223,6 +228,9 @@ func (c *Config) Validate() error {
 	errs.check("encoding", c.Encoding.validate())
 	if c.ForceFlushPeriod < 0 {
 		errs.add("force_flush_period", "must not be negative (got %s)", c.ForceFlushPeriod)
+	}
+	if c.SplitLineWait < 0 {
+		errs.add("split_line_wait", "must not be negative (got %s)", c.SplitLineWait)
 	}
 	_, err := c.Compression.kind()
 	errs.check("compression", err)

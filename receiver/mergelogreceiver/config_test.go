@@ -76,6 +76,7 @@ func TestConfigFull(t *testing.T) {
 		Attributes:                  map[string]string{"team": "payments"},
 		Resource:                    map[string]string{"service.name": "checkout"},
 		Format:                      "container",
+		SplitLineWait:               10 * time.Second,
 		OnTruncate:                  OnTruncateIgnore,
 		Multiline: MultilineConfig{
 			LineStartPattern:    `\d{4}-\d{2}-\d{2}`,
@@ -116,6 +117,7 @@ func TestConfigInvalidNamesTheKey(t *testing.T) {
 		"negative_max_lines":            "multiline: max_lines",
 		"negative_max_held":             "merge: max_held_per_file",
 		"negative_poll_interval":        "poll_interval",
+		"negative_split_line_wait":      "split_line_wait",
 		"bad_encoding":                  "encoding",
 		"bad_max_log_size_behavior":     "max_log_size_behavior",
 		"bad_glob":                      "include",

@@ -31,6 +31,7 @@ func (r *mergelogReceiver) containerLine(f *tailedFile, line []byte, start, end 
 		}
 		return
 	}
+	r.continueSplit(s)
 	s.pieces.Add(l.Log, start, end, l.Time, l.Partial || f.piece)
 }
 

@@ -28,6 +28,9 @@ type reading struct {
 	observed    int64        // ObservedTimestamp of the entries being read
 	decoder     *lineDecoder // encodings other than UTF-8: lines to UTF-8; nil otherwise
 	held        int          // bytes of entries not finished, in all files (see partials.go)
+	// split is, per container stream, the stream whose pieces wait at the end of its file for
+	// the rest of their line (splitwait.go); nil until one waits.
+	split map[splitKey]*stream
 }
 
 // pollDue reports whether a poll is due before reading on: a read round that outlasts
@@ -46,7 +49,7 @@ func (rd *reading) compact() {
 	kept := rd.order[:0]
 	for _, f := range rd.order {
 		switch {
-		case f.done && f.settled():
+		case f.done && f.settled() && !f.pending():
 			delete(rd.files, f.id)
 			rd.held -= f.held
 			rd.resources.release(f.resource)
@@ -148,6 +151,7 @@ func (r *mergelogReceiver) readFile(f *tailedFile) (more bool) {
 			// io.EOF: nothing more for now. Another error ends the file, and the tracker
 			// has logged it.
 			f.drained = true
+			r.awaitRest(f, now)
 			if !f.idle {
 				r.read.idle = append(r.read.idle, f)
 				f.idle = true
@@ -227,22 +231,23 @@ func (r *mergelogReceiver) flushIdle(now time.Time) (due time.Time) {
 			continue
 		}
 		rd.observed = now.UnixNano()
-		r.flushTail(f, tail, end)
+		r.flushTail(f, tail, end, now)
 	}
 	clear(rd.idle[len(kept):])
 	rd.idle = kept
-	return due
+	return earliest(due, r.flushUnjoined(now))
 }
 
-// flushTail emits f's partial last line, if any, and what its streams hold.
-func (r *mergelogReceiver) flushTail(f *tailedFile, tail []byte, end int64) {
+// flushTail emits f's partial last line, if any, and what its streams hold, but for pieces
+// waiting for the rest of their line.
+func (r *mergelogReceiver) flushTail(f *tailedFile, tail []byte, end int64, now time.Time) {
 	if len(tail) > 0 {
 		r.line(f, tail, end)
 		f.file.ConsumePartial()
 		f.partial = 0
 	}
 	for _, s := range f.streams {
-		s.flush()
+		r.flushAt(s, now)
 		s.joiner.Release() // quiet: its buffer is not needed until it is read again
 	}
 	r.recount(f)
@@ -254,7 +259,16 @@ func (r *mergelogReceiver) finishFile(f *tailedFile) {
 		return
 	}
 	tail, end := f.file.Partial()
-	r.flushTail(f, tail, end)
+	now := time.Now()
+	if f.input != nil {
+		// With merge its input ends now: no piece of it waits for a next file.
+		for _, s := range f.streams {
+			if !s.waitSince.IsZero() {
+				r.emitUnjoined(s, now)
+			}
+		}
+	}
+	r.flushTail(f, tail, end, now)
 	if f.input != nil {
 		r.merge.window.Finish(f.input)
 	}

@@ -1,6 +1,8 @@
 package mergelogreceiver
 
 import (
+	"time"
+
 	"github.com/mergelog/otelcol-mergelog/internal/container"
 	"github.com/mergelog/otelcol-mergelog/internal/ledger"
 	"github.com/mergelog/otelcol-mergelog/internal/multiline"
@@ -24,6 +26,10 @@ type stream struct {
 	// runtime's tag of the first piece of their line (recombine keeps the first entry's).
 	logtags bool
 	logtag  string // of the line being joined; "" for Docker's lines, which have none
+	// begun is set once the stream took a piece in this file; waitSince is when its pieces began
+	// to wait at the end of the file for the rest of their line (zero: they do not; splitwait.go).
+	begun     bool
+	waitSince time.Time
 }
 
 func (r *mergelogReceiver) newStream(f *tailedFile, kind container.Stream) *stream {
@@ -52,6 +58,19 @@ func (s *stream) flush() {
 		s.pieces.Flush()
 	}
 	s.joiner.Flush()
+}
+
+// flushAt is flush at now, but pieces that wait for the rest of their line (see waitsForRest)
+// go on waiting.
+func (r *mergelogReceiver) flushAt(s *stream, now time.Time) {
+	if r.waitsForRest(s, now) {
+		s.joiner.Flush()
+		return
+	}
+	if !s.waitSince.IsZero() {
+		r.emitUnjoined(s, now)
+	}
+	s.flush()
 }
 
 // need holds c back to the first byte the stream still needs.

@@ -27,6 +27,7 @@ type receiverTelemetry struct {
 type counts struct {
 	emitted, untimed int64
 	partialsCut      int64 // unfinished entries emitted for max_partial_bytes
+	unjoined         int64 // split lines emitted without their rest (splitwait.go)
 }
 
 func newTelemetry(builder *metadata.TelemetryBuilder, id string) receiverTelemetry {
@@ -51,6 +52,7 @@ func (t *receiverTelemetry) flush(tracker *filetrack.Tracker, window *mergewindo
 	add(t.counts.emitted, t.builder.ReceiverMergelogRecordsEmitted)
 	add(t.counts.untimed, t.builder.ReceiverMergelogEntriesUntimed)
 	add(t.counts.partialsCut, t.builder.ReceiverMergelogPartialsCut)
+	add(t.counts.unjoined, t.builder.ReceiverMergelogSplitLinesUnjoined)
 	t.counts = counts{}
 	if window != nil {
 		late := window.Late()

@@ -32,6 +32,7 @@ func TestMetadata(t *testing.T) {
 	tb.ReceiverMergelogRecordsEmitted.Add(ctx, 1, opt)
 	tb.ReceiverMergelogEntriesUntimed.Add(ctx, 1, opt)
 	tb.ReceiverMergelogPartialsCut.Add(ctx, 1, opt)
+	tb.ReceiverMergelogSplitLinesUnjoined.Add(ctx, 1, opt)
 	tb.ReceiverMergelogEntriesLate.Add(ctx, 1, opt)
 	tb.ReceiverMergelogConsumeErrors.Add(ctx, 1, metric.WithAttributes(self, attribute.Bool(AttributePermanent, true)))
 	tb.ReceiverMergelogConsumeRetries.Add(ctx, 1, opt)

@@ -25,18 +25,19 @@ func Meter(settings component.TelemetrySettings) metric.Meter {
 
 // TelemetryBuilder holds the receiver's instruments, as listed in metadata.yaml.
 type TelemetryBuilder struct {
-	ReceiverMergelogFilesOpen         metric.Int64Gauge
-	ReceiverMergelogBytesRead         metric.Int64Counter
-	ReceiverMergelogBytesLost         metric.Int64Counter
-	ReceiverMergelogCheckpointCorrupt metric.Int64Counter
-	ReceiverMergelogRecordsEmitted    metric.Int64Counter
-	ReceiverMergelogEntriesUntimed    metric.Int64Counter
-	ReceiverMergelogPartialsCut       metric.Int64Counter
-	ReceiverMergelogEntriesLate       metric.Int64Counter
-	ReceiverMergelogConsumeErrors     metric.Int64Counter
-	ReceiverMergelogConsumeRetries    metric.Int64Counter
-	ReceiverMergelogMergeHoldDuration metric.Float64Histogram
-	ReceiverMergelogOperatorErrors    metric.Int64Counter
+	ReceiverMergelogFilesOpen          metric.Int64Gauge
+	ReceiverMergelogBytesRead          metric.Int64Counter
+	ReceiverMergelogBytesLost          metric.Int64Counter
+	ReceiverMergelogCheckpointCorrupt  metric.Int64Counter
+	ReceiverMergelogRecordsEmitted     metric.Int64Counter
+	ReceiverMergelogEntriesUntimed     metric.Int64Counter
+	ReceiverMergelogPartialsCut        metric.Int64Counter
+	ReceiverMergelogSplitLinesUnjoined metric.Int64Counter
+	ReceiverMergelogEntriesLate        metric.Int64Counter
+	ReceiverMergelogConsumeErrors      metric.Int64Counter
+	ReceiverMergelogConsumeRetries     metric.Int64Counter
+	ReceiverMergelogMergeHoldDuration  metric.Float64Histogram
+	ReceiverMergelogOperatorErrors     metric.Int64Counter
 }
 
 // NewTelemetryBuilder creates every instrument.
@@ -84,6 +85,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings) (*TelemetryBuilde
 		"otelcol_receiver_mergelog_partials_cut",
 		metric.WithDescription("Unfinished entries (a multiline entry being joined, the pieces of a split line) emitted as they were because the entries not finished across all files held more than max_partial_bytes; each is logged, naming the file [Alpha]"),
 		metric.WithUnit("{entry}"),
+	)
+	errs = errors.Join(errs, err)
+	b.ReceiverMergelogSplitLinesUnjoined, err = m.Int64Counter(
+		"otelcol_receiver_mergelog_split_lines_unjoined",
+		metric.WithDescription("Lines a container runtime split whose rest did not come within split_line_wait (nor in the next file of the container stream), emitted as they are [Alpha]"),
+		metric.WithUnit("{line}"),
 	)
 	errs = errors.Join(errs, err)
 	b.ReceiverMergelogEntriesLate, err = m.Int64Counter(

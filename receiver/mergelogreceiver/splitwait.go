@@ -1,0 +1,108 @@
+package mergelogreceiver
+
+import (
+	"path/filepath"
+	"time"
+
+	"github.com/mergelog/otelcol-mergelog/internal/container"
+)
+
+// With format container, a line the runtime split (CRI P pieces, Docker's lines without their
+// newline) may have its pieces in two files: kubelet renames 0.log while containerd holds part
+// of a line, the old logger writes that part at the end of the renamed file and the rest begins
+// the new 0.log. The pieces left at the end of a file wait, up to split_line_wait, for their
+// rest: later in the same file, or at the start of the next file of the same container stream
+// (same directory, same output stream), which takes them over. A line whose rest does not come
+// in time is emitted as it is and counted (split_lines_unjoined).
+
+// splitKey is a container's output stream on the node: the directory of its log files and the
+// stream.
+type splitKey struct {
+	dir  string
+	kind container.Stream
+}
+
+func (s *stream) splitKey() splitKey {
+	return splitKey{dir: filepath.Dir(s.f.path), kind: s.kind}
+}
+
+// awaitRest marks the streams of f, read to the end of its data, whose pieces wait for the rest
+// of their line: the next file of their container stream will look for them.
+func (r *mergelogReceiver) awaitRest(f *tailedFile, now time.Time) {
+	if r.cfg.SplitLineWait <= 0 || f.parser == nil {
+		return
+	}
+	for _, s := range f.streams {
+		if s.pieces == nil || !s.pieces.Pending() || !s.waitSince.IsZero() {
+			continue
+		}
+		s.waitSince = now
+		if r.read.split == nil {
+			r.read.split = map[splitKey]*stream{}
+		}
+		k := s.splitKey()
+		if o := r.read.split[k]; o != nil && o != s {
+			// The next file continues the later file's pieces: the earlier ones never end.
+			r.emitUnjoined(o, now)
+		}
+		r.read.split[k] = s
+	}
+}
+
+// continueSplit is called before stream s takes a piece of a line: the first of its file takes
+// over the pieces that wait at the end of the file before it in the container stream; a piece
+// that follows its own waiting pieces ends their wait.
+func (r *mergelogReceiver) continueSplit(s *stream) {
+	if !s.waitSince.IsZero() {
+		r.stopWaiting(s)
+	}
+	if s.begun {
+		return
+	}
+	s.begun = true
+	if len(r.read.split) == 0 {
+		return
+	}
+	if o := r.read.split[s.splitKey()]; o != nil && o != s && o.f.id < s.f.id {
+		s.pieces.TakeOver(o.pieces)
+		r.stopWaiting(o)
+		r.recount(o.f) // its pieces are s's file's now, counted after its read
+	}
+}
+
+// stopWaiting ends s's wait for the rest of its line.
+func (r *mergelogReceiver) stopWaiting(s *stream) {
+	s.waitSince = time.Time{}
+	if k := s.splitKey(); r.read.split[k] == s {
+		delete(r.read.split, k)
+	}
+}
+
+// waitsForRest reports whether s's pieces still wait at now.
+func (r *mergelogReceiver) waitsForRest(s *stream, now time.Time) bool {
+	return !s.waitSince.IsZero() && now.Before(s.waitSince.Add(r.cfg.SplitLineWait))
+}
+
+// flushUnjoined emits as they are the pieces whose wait is over, counting them, and returns
+// when the next wait ends.
+func (r *mergelogReceiver) flushUnjoined(now time.Time) (due time.Time) {
+	for _, s := range r.read.split {
+		if r.waitsForRest(s, now) {
+			due = earliest(due, s.waitSince.Add(r.cfg.SplitLineWait))
+			continue
+		}
+		r.emitUnjoined(s, now)
+	}
+	return due
+}
+
+// emitUnjoined ends s's wait: its pieces are emitted as a line, counted as unjoined.
+func (r *mergelogReceiver) emitUnjoined(s *stream, now time.Time) {
+	r.stopWaiting(s)
+	if s.pieces.Pending() {
+		r.read.observed = now.UnixNano()
+		r.tel.counts.unjoined++
+		s.flush()
+		r.recount(s.f)
+	}
+}

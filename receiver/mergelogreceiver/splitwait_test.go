@@ -1,0 +1,93 @@
+package mergelogreceiver
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
+)
+
+const unjoinedMetric = "otelcol_receiver_mergelog_split_lines_unjoined"
+
+// rotatedContainerConfig reads a pod's live and rotated files, as the shipped agent does.
+func rotatedContainerConfig(root string) *Config {
+	cfg := containerConfig(root)
+	cfg.Include = append(cfg.Include, filepath.Join(root, "*", "*", "*.log.*"))
+	return cfg
+}
+
+// splitAcrossRotation writes first to dir/0.log, waits until the receiver emitted its first
+// record (the file, small, is read to its end in one round: the pieces at its end wait), then
+// rotates it as kubelet does (renamed, a new 0.log) with next in the new file.
+func splitAcrossRotation(t *testing.T, dir, first, next string, s *testkit.LogsSink) {
+	t.Helper()
+	live := filepath.Join(dir, "0.log")
+	testkit.WriteFile(t, live, first)
+	s.WaitForBodies(t, 1)
+	require.NoError(t, os.Rename(live, live+".20261129-100000"))
+	testkit.WriteFile(t, live, next)
+}
+
+// containerd split a long line and kubelet rotated 0.log between its pieces: the P pieces end
+// the rotated file, the rest begins the new 0.log. The line comes out once, whole, with the
+// time of its first piece; nothing is counted unjoined.
+func TestSplitLineAcrossRotationCRI(t *testing.T) {
+	root := t.TempDir()
+	dir := podDir(t, root, "server")
+	tt := componenttestTelemetry(t)
+	s := &testkit.LogsSink{}
+	startWith(t, tt.settings(), rotatedContainerConfig(root), s, nil)
+	splitAcrossRotation(t, dir,
+		criLine(1, "stdout", "F", "before")+criLine(2, "stdout", "P", "a long line, ")+criLine(2, "stdout", "P", "cut by the runtime, "),
+		criLine(3, "stdout", "F", "ends after the rotation")+criLine(4, "stdout", "F", "after"), s)
+	assert.Equal(t, []string{"before", "a long line, cut by the runtime, ends after the rotation", "after"}, s.WaitForBodies(t, 3))
+	got := podRecords(s)
+	assert.Equal(t, time.Date(2026, 11, 29, 10, 0, 2, 1, time.UTC),
+		got["a long line, cut by the runtime, ends after the rotation"].lr.Timestamp().AsTime())
+	s.AssertNoMoreThan(t, 3, settle)
+	assert.Zero(t, tt.sum(unjoinedMetric, nil))
+}
+
+// Docker's json-file lines with the pieces of a line (logs without their newline) in two files.
+func TestSplitLineAcrossRotationDocker(t *testing.T) {
+	root := t.TempDir()
+	dir := podDir(t, root, "web")
+	line := func(log, stream string) string {
+		return fmt.Sprintf(`{"log":%q,"stream":%q,"time":"2026-11-29T10:00:00.5Z"}`+"\n", log, stream)
+	}
+	tt := componenttestTelemetry(t)
+	s := &testkit.LogsSink{}
+	startWith(t, tt.settings(), rotatedContainerConfig(root), s, nil)
+	splitAcrossRotation(t, dir,
+		line("before\n", "stderr")+line("piece one, ", "stderr")+line("GET /cart\n", "stdout"),
+		line("piece two\n", "stderr")+line("after\n", "stderr"), s)
+	assertSameLines(t, []string{"before", "GET /cart", "piece one, piece two", "after"}, s.WaitForBodies(t, 4))
+	s.AssertNoMoreThan(t, 4, settle)
+	assert.Zero(t, tt.sum(unjoinedMetric, nil))
+}
+
+// The rest of a split line never comes (the container died mid-line, or its rest went to a
+// file never read): after split_line_wait the pieces are emitted as they are, and counted.
+func TestSplitLineRestNeverComes(t *testing.T) {
+	root := t.TempDir()
+	dir := podDir(t, root, "server")
+	cfg := rotatedContainerConfig(root)
+	cfg.SplitLineWait = 200 * time.Millisecond
+	tt := componenttestTelemetry(t)
+	s := &testkit.LogsSink{}
+	startWith(t, tt.settings(), cfg, s, nil)
+	written := time.Now()
+	testkit.WriteFile(t, filepath.Join(dir, "0.log"),
+		criLine(1, "stdout", "F", "before")+criLine(2, "stdout", "P", "the first piece, "))
+	assert.Equal(t, []string{"before", "the first piece,"}, s.WaitForBodies(t, 2))
+	assert.GreaterOrEqual(t, time.Since(written), cfg.SplitLineWait, "emitted before split_line_wait")
+	tt.waitSum(t, unjoinedMetric, 1)
+	s.AssertNoMoreThan(t, 2, settle)
+	assert.Equal(t, int64(1), tt.sum(unjoinedMetric, nil))
+}
