@@ -65,10 +65,13 @@
 //  2. Its own inode (same device and inode) but shorter than the read offset:
 //     truncated meanwhile, a different file. Otherwise check points decide
 //     if one is within the candidate's size; with none, it is the same file.
-//  3. A plain candidate, while the identity's source is a plain file that is
-//     still there, is compared with it directly: larger than the source means
+//  3. A candidate, while the identity's source is a plain file that is still
+//     there, is compared with it directly: larger than the source means
 //     different (a copy is never larger than its original); otherwise the
-//     checkWindow bytes before the candidate's end must be equal in both.
+//     checkWindow bytes before the candidate's end must be equal in both. A
+//     compressed candidate is compared at the end of what of it decodes now,
+//     so that one still being written (kubelet's <name>.tmp) is told before it
+//     is complete.
 //  4. Otherwise the last check point within the candidate's size decides
 //     (for a compressed candidate, decompressing up to it).
 //  5. With no check point within reach: if nothing beyond the fingerprint was
@@ -80,7 +83,8 @@
 // file, while a compressed file is skipped). If the answer was unknown for
 // some identity (a copy being written, still shorter than what was read), the
 // candidate waits, compared again at each poll, and becomes a new identity
-// after settlePolls polls without growth.
+// after settlePolls polls without growth; a poll whose comparison found no
+// descriptor free does not count.
 //
 // A candidate that matches an identity with no source becomes its source and
 // is read from the identity's read offset: a copy made by copytruncate, a
@@ -93,7 +97,11 @@
 // # Rotation and truncation
 //
 // A known file seen under another path was moved: it keeps its identity and
-// offset. A known file that shrank, or is shorter than what was read from it,
+// offset, unless it no longer starts as its identity does or is smaller than it
+// was: then its inode was freed and given to a new file between two polls
+// (kubelet deletes and creates files at every rotation; ext4 reuses an inode at
+// once), the old file is let go as one no longer seen and the new one is new
+// (see inodeReused). A known file that shrank, or is shorter than what was read from it,
 // was truncated: its identity loses it as source (a copytruncate copy, if
 // one turns up, continues the identity at its read offset) and the file is
 // matched again from 0 as a new candidate that can never be a copy of that
@@ -104,8 +112,9 @@
 // way. A file that is no longer seen (deleted, or moved out of the
 // globs) while its descriptor is open is read to its end and then finished,
 // once it has not grown since reading reached its end. If it is seen again
-// later (moved back, or replaced by a link to it), it is unfinished and read
-// on from where reading stopped.
+// later (moved back, replaced by a link to it, or its move seen late because
+// the directory watches told of the old name before the new one), it is
+// unfinished and read on from where reading stopped.
 //
 // # Descriptors
 //
