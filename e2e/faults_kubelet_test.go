@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -28,8 +29,9 @@ func TestFaultsOutageLongerThanKubeletKeeps(t *testing.T) {
 	grpcPort, promPort := freePort(t), freePort(t)
 	b := &runSeries{t: t, dir: dir, config: func(out string) string { return sinkConfig(grpcPort, out) }}
 	b.start()
-	a := startCollector(t, testkit.WriteFile(t, filepath.Join(dir, "a.yaml"), kubeletAgentConfig(dir, grpcPort, promPort)))
-	w := startKubeletWriter(t, logs, "k.log", "k", "kubelet", 400, 250, keep)
+	// The glob matches only the live file: the receiver follows a rotated one by its inode.
+	a := startCollector(t, testkit.WriteFile(t, filepath.Join(dir, "a.yaml"), kubeletAgentConfig(dir, grpcPort, promPort, "k.log")))
+	w := startKubeletWriter(t, logs, "k.log", "k", "kubelet", 400, 250, keep+1) // keep rotated files and the live one
 	testkit.WaitUntil(t, 30*time.Second, "records at the gateway", func() bool { return len(bodies(t, b.outs[0])) >= 200 })
 	time.Sleep(between(rng, 0, time.Second))
 
@@ -76,10 +78,51 @@ func TestFaultsOutageLongerThanKubeletKeeps(t *testing.T) {
 		back.Sub(down).Round(100*time.Millisecond), w.rate, len(seen), keep, tl, time.Since(back).Round(100*time.Millisecond))
 }
 
-// kubeletAgentConfig is the agent of TestFaultsOutageLongerThanKubeletKeeps: the glob sees only
-// the live file, as the shipped agent's /var/log/pods/*/*/*.log does; its exporter is the
-// shipped agent's.
-func kubeletAgentConfig(dir string, grpcPort, promPort int) string {
+// TestFaultsKubeletRotationShippedGlobs rotates fast, as kubelet does (renamed, reopened, the
+// rotated file gzipped through <name>.tmp at the next rotation, kept at 5 files, the live one
+// included), while the agent reads with the shipped agent's globs, which match the rotated
+// files and kubelet's .tmp too, and its batches (4 in flight): every entry arrives once,
+// nothing counted lost. Kubelet deletes and creates files at every rotation, so inodes are
+// reused at once (ext4): the agent once took a new 0.log for a pruned .gz moved, and skipped it.
+func TestFaultsKubeletRotationShippedGlobs(t *testing.T) {
+	needCollector(t)
+	dir, logs := faultDirs(t)
+	grpcPort, promPort := freePort(t), freePort(t)
+	b := &runSeries{t: t, dir: dir, config: func(out string) string { return sinkConfig(grpcPort, out) }}
+	b.start()
+	cfg := kubeletAgentConfig(dir, grpcPort, promPort, "*.log", "*.log.*")
+	a := startCollector(t, testkit.WriteFile(t, filepath.Join(dir, "a.yaml"), cfg))
+	ws := []*logWriter{
+		startKubeletWriter(t, logs, "k.log", "k", "kubelet", 2000, 250, 5),
+		startKubeletWriter(t, logs, "j.log", "j", "kubelet", 1000, 120, 5),
+	}
+	time.Sleep(8 * time.Second)
+	for _, w := range ws {
+		w.finish(t)
+	}
+	_, tl := waitDelivered(t, a, ws, b.outs, 2*time.Second, 2*time.Minute)
+	final := scrape(t, promPort)
+	a.stop(t)
+	b.end(syscall.SIGTERM)
+
+	checkEntries(t, tl)
+	if tl.dups > 0 {
+		t.Errorf("%d records duplicated", tl.dups)
+	}
+	if n := final.sum("otelcol_receiver_mergelog_bytes_lost"); n != 0 {
+		t.Errorf("%v bytes counted lost", n)
+	}
+	report(t, "kubelet's rotation with the shipped globs: %d and %d rotations (kept 5 files, gzipped through .tmp); %s",
+		ws[0].rotations, ws[1].rotations, tl)
+}
+
+// kubeletAgentConfig is the agent of the kubelet tests, reading includes (names in dir/logs);
+// its exporter and batches are the shipped agent's.
+func kubeletAgentConfig(dir string, grpcPort, promPort int, includes ...string) string {
+	paths := make([]string, len(includes))
+	for i, inc := range includes {
+		paths[i] = strconv.Quote(filepath.Join(dir, "logs", inc))
+	}
 	return fmt.Sprintf(`
 extensions:
   file_storage:
@@ -87,11 +130,13 @@ extensions:
     create_directory: true
 receivers:
   mergelog:
-    include: [%[2]q]
+    include: [%[2]s]
     start_at: beginning
     poll_interval: 100ms
     storage: file_storage
+    max_deleted_bytes: 1GiB
     batch:
+      max_in_flight: 4
       max_records: %[3]d
 exporters:
 %[4]s
@@ -102,6 +147,6 @@ service:
     logs:
       receivers: [mergelog]
       exporters: [otlp_grpc/blocking]
-`, filepath.Join(dir, "storage"), filepath.Join(dir, "logs", "k.log"), faultBatch,
+`, filepath.Join(dir, "storage"), strings.Join(paths, ", "), faultBatch,
 		blockingExporter(grpcPort), promTelemetry(promPort))
 }

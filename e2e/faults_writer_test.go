@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,11 +29,10 @@ type logWriter struct {
 	receiver    string // the receiver that reads them: duplicates are bounded per receiver
 	rate        int    // entries per second
 	rotateEvery int
-	// kubelet, when above 0, rotates as kubelet does instead: always by move/create (the new
-	// name out of the receiver's glob), gzipping the file rotated before (delaycompress), and
-	// deleting the oldest rotated files beyond kubelet of them.
+	// kubelet, when above 0, rotates as kubelet's ContainerLogManager does instead (see
+	// kubeletRotate), keeping kubelet files, the live one included (containerLogMaxFiles).
 	kubelet int
-	rotated []string // with kubelet: the rotated files kept, oldest first
+	rotated []string // with kubelet: the rotated files kept, oldest first, by their plain names
 
 	// Owned by run until done is closed.
 	lines     []string // every entry written, by seq, without its newline
@@ -213,9 +213,6 @@ func (w *logWriter) run(f *os.File) {
 				if sinceRotation >= w.rotateEvery {
 					// By count, the ways in turn: move/create, copytruncate, move + gzip.
 					f, _, w.err = w.rotateFile(f, rotation(w.rotations%3))
-					if w.kubelet > 0 && w.err == nil {
-						w.err = w.prune()
-					}
 					sinceRotation = 0
 					continue
 				}
@@ -245,27 +242,42 @@ func (w *logWriter) next() string {
 	return line
 }
 
-// prune keeps the newest w.kubelet rotated files, deleting the others, as kubelet does; the
-// rotated file is known by its name before compression.
-func (w *logWriter) prune() error {
-	w.rotated = append(w.rotated, w.path+"."+strconv.Itoa(w.rotations))
-	for len(w.rotated) > w.kubelet {
-		old := w.rotated[0]
-		w.rotated = w.rotated[1:]
-		for _, p := range []string{old, old + ".gz"} {
+// kubeletRotate rotates f's file in kubelet's order (pkg/kubelet/logs rotateLog): the oldest
+// rotated files beyond kubelet-2 removed, the plain rotated file compressed through
+// <name>.tmp (written as gzip writes it, so a reader may see it half written; then renamed to
+// <name>.gz and the plain file removed), then the file renamed and reopened.
+func (w *logWriter) kubeletRotate(f *os.File) (*os.File, string, error) {
+	for len(w.rotated) > max(w.kubelet-2, 0) {
+		for _, p := range []string{w.rotated[0], w.rotated[0] + ".gz"} {
 			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return err
+				return f, "", err
 			}
 		}
+		w.rotated = w.rotated[1:]
 	}
-	return nil
+	if w.plain != "" && slices.Contains(w.rotated, w.plain) {
+		if err := gzipFile(w.plain, ".tmp"); err != nil {
+			return f, "", err
+		}
+	}
+	w.rotations++
+	rotated := w.path + "." + strconv.Itoa(w.rotations)
+	if err := os.Rename(w.path, rotated); err != nil {
+		return f, rotated, err
+	}
+	w.plain, w.rotated = rotated, append(w.rotated, rotated)
+	if err := f.Close(); err != nil {
+		return nil, rotated, err
+	}
+	f, err := os.OpenFile(w.path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o644)
+	return f, rotated, err
 }
 
 // rotateFile rotates the file written through f as how says; it returns the descriptor to
 // write on with and the rotated file's path.
 func (w *logWriter) rotateFile(f *os.File, how rotation) (*os.File, string, error) {
 	if w.kubelet > 0 && how != reopenPath {
-		how = moveCreate
+		return w.kubeletRotate(f)
 	}
 	if how == reopenPath {
 		if err := f.Close(); err != nil {
@@ -308,7 +320,7 @@ func (w *logWriter) rotateFile(f *os.File, how rotation) (*os.File, string, erro
 		}
 	}
 	for _, p := range compress {
-		if err := gzipFile(p); err != nil {
+		if err := gzipFile(p, ""); err != nil {
 			return f, rotated, err
 		}
 	}
@@ -369,15 +381,20 @@ func copyFile(from, to string) error {
 	return errors.Join(err, dst.Close())
 }
 
-// gzipFile compresses p to p.gz, written in place as logrotate does (a reader may see it
-// grow), and removes p.
-func gzipFile(p string) error {
+// gzipFile compresses p to p.gz and removes p. With through "" the .gz is written in place,
+// as logrotate does (a reader may see it grow); otherwise it is written to p+through and renamed
+// to p.gz once complete, as kubelet does (through ".tmp").
+func gzipFile(p, through string) error {
 	src, err := os.Open(p)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = src.Close() }() // read only
-	dst, err := os.OpenFile(p+".gz", os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	name := p + ".gz"
+	if through != "" {
+		name = p + through
+	}
+	dst, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err
 	}
@@ -388,6 +405,11 @@ func gzipFile(p string) error {
 	_, err = io.Copy(zw, src)
 	if err := errors.Join(err, zw.Close(), dst.Close()); err != nil {
 		return err
+	}
+	if through != "" {
+		if err := os.Rename(name, p+".gz"); err != nil {
+			return err
+		}
 	}
 	return os.Remove(p)
 }
