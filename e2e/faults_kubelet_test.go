@@ -62,18 +62,7 @@ func TestFaultsOutageLongerThanKubeletKeeps(t *testing.T) {
 	back := time.Now()
 	time.Sleep(time.Second)
 	w.finish(t)
-	_, tl := waitDelivered(t, a, []*logWriter{w}, b.outs, 2*time.Second, 2*time.Minute)
-	final := scrape(t, promPort)
-	a.stop(t)
-	b.end(syscall.SIGTERM)
-
-	checkEntries(t, tl)
-	if tl.dups > 0 {
-		t.Errorf("%d records duplicated", tl.dups)
-	}
-	if n := final.sum("otelcol_receiver_mergelog_bytes_lost"); n != 0 {
-		t.Errorf("%v bytes counted lost", n)
-	}
+	tl := deliveredOnce(t, a, []*logWriter{w}, b, promPort)
 	report(t, "outage longer than kubelet keeps: gateway down %s while the writer wrote %d/s and rotated through %d files (kubelet keeps %d); %s; caught up %s after the gateway returned",
 		back.Sub(down).Round(100*time.Millisecond), w.rate, len(seen), keep, tl, time.Since(back).Round(100*time.Millisecond))
 }
@@ -100,11 +89,19 @@ func TestFaultsKubeletRotationShippedGlobs(t *testing.T) {
 	for _, w := range ws {
 		w.finish(t)
 	}
+	tl := deliveredOnce(t, a, ws, b, promPort)
+	report(t, "kubelet's rotation with the shipped globs: %d and %d rotations (kept 5 files, gzipped through .tmp); %s",
+		ws[0].rotations, ws[1].rotations, tl)
+}
+
+// deliveredOnce waits until the (finished) writers' entries are delivered, stops the agent and
+// the gateway, and checks that every entry arrived once, whole, with nothing counted lost.
+func deliveredOnce(t *testing.T, a *collector, ws []*logWriter, b *runSeries, promPort int) *tally {
+	t.Helper()
 	_, tl := waitDelivered(t, a, ws, b.outs, 2*time.Second, 2*time.Minute)
 	final := scrape(t, promPort)
 	a.stop(t)
 	b.end(syscall.SIGTERM)
-
 	checkEntries(t, tl)
 	if tl.dups > 0 {
 		t.Errorf("%d records duplicated", tl.dups)
@@ -112,8 +109,7 @@ func TestFaultsKubeletRotationShippedGlobs(t *testing.T) {
 	if n := final.sum("otelcol_receiver_mergelog_bytes_lost"); n != 0 {
 		t.Errorf("%v bytes counted lost", n)
 	}
-	report(t, "kubelet's rotation with the shipped globs: %d and %d rotations (kept 5 files, gzipped through .tmp); %s",
-		ws[0].rotations, ws[1].rotations, tl)
+	return tl
 }
 
 // kubeletAgentConfig is the agent of the kubelet tests, reading includes (names in dir/logs);
