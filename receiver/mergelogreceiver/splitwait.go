@@ -2,6 +2,7 @@ package mergelogreceiver
 
 import (
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/mergelog/otelcol-mergelog/internal/container"
@@ -12,18 +13,25 @@ import (
 // of a line, the old logger writes that part at the end of the renamed file and the rest begins
 // the new 0.log. The pieces left at the end of a file wait, up to split_line_wait, for their
 // rest: later in the same file, or at the start of the next file of the same container stream
-// (same directory, same output stream), which takes them over. A line whose rest does not come
+// (same directory and restart, same output stream), which takes them over. A line whose rest does not come
 // in time is emitted as it is and counted (split_lines_unjoined).
 
-// splitKey is a container's output stream on the node: the directory of its log files and the
-// stream.
+// splitKey is a container's output stream on the node: its log file, by the path it has before
+// rotation (<dir>/<restart>.log: a container restarted writes another file, whose first line
+// never continues the last of the one before), and the stream.
 type splitKey struct {
-	dir  string
+	log  string
 	kind container.Stream
 }
 
 func (s *stream) splitKey() splitKey {
-	return splitKey{dir: filepath.Dir(s.f.path), kind: s.kind}
+	log := s.f.path
+	if dir, name := filepath.Split(log); name != "" {
+		if base, _, ok := strings.Cut(name, ".log"); ok {
+			log = dir + base + ".log" // 0.log.<timestamp>, 0.log.<timestamp>.gz: 0.log
+		}
+	}
+	return splitKey{log: log, kind: s.kind}
 }
 
 // awaitRest marks the streams of f, read to the end of its data, whose pieces wait for the rest

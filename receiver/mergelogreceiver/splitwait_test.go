@@ -91,3 +91,22 @@ func TestSplitLineRestNeverComes(t *testing.T) {
 	s.AssertNoMoreThan(t, 2, settle)
 	assert.Equal(t, int64(1), tt.sum(unjoinedMetric, nil))
 }
+
+// A container restarted (kubelet's 1.log after 0.log) never continues a line the one before
+// left split: its pieces wait, then go out as they are.
+func TestSplitLineNotContinuedByRestart(t *testing.T) {
+	root := t.TempDir()
+	dir := podDir(t, root, "server")
+	cfg := rotatedContainerConfig(root)
+	cfg.SplitLineWait = 200 * time.Millisecond
+	tt := componenttestTelemetry(t)
+	s := &testkit.LogsSink{}
+	startWith(t, tt.settings(), cfg, s, nil)
+	testkit.WriteFile(t, filepath.Join(dir, "0.log"),
+		criLine(1, "stdout", "F", "before")+criLine(2, "stdout", "P", "the last words,"))
+	s.WaitForBodies(t, 1)
+	testkit.WriteFile(t, filepath.Join(dir, "1.log"), criLine(3, "stdout", "F", "starting again"))
+	assertSameLines(t, []string{"before", "the last words,", "starting again"}, s.WaitForBodies(t, 3))
+	tt.waitSum(t, unjoinedMetric, 1)
+	s.AssertNoMoreThan(t, 3, settle)
+}
