@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -240,37 +239,6 @@ func (w *logWriter) next() string {
 		w.stream, seq, strings.Repeat(string(rune('a'+seq%26)), 20+seq%61))
 	w.lines = append(w.lines, line)
 	return line
-}
-
-// kubeletRotate rotates f's file in kubelet's order (pkg/kubelet/logs rotateLog): the oldest
-// rotated files beyond kubelet-2 removed, the plain rotated file compressed through
-// <name>.tmp (written as gzip writes it, so a reader may see it half written; then renamed to
-// <name>.gz and the plain file removed), then the file renamed and reopened.
-func (w *logWriter) kubeletRotate(f *os.File) (*os.File, string, error) {
-	for len(w.rotated) > max(w.kubelet-2, 0) {
-		for _, p := range []string{w.rotated[0], w.rotated[0] + ".gz"} {
-			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return f, "", err
-			}
-		}
-		w.rotated = w.rotated[1:]
-	}
-	if w.plain != "" && slices.Contains(w.rotated, w.plain) {
-		if err := gzipFile(w.plain, ".tmp"); err != nil {
-			return f, "", err
-		}
-	}
-	w.rotations++
-	rotated := w.path + "." + strconv.Itoa(w.rotations)
-	if err := os.Rename(w.path, rotated); err != nil {
-		return f, rotated, err
-	}
-	w.plain, w.rotated = rotated, append(w.rotated, rotated)
-	if err := f.Close(); err != nil {
-		return nil, rotated, err
-	}
-	f, err := os.OpenFile(w.path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o644)
-	return f, rotated, err
 }
 
 // rotateFile rotates the file written through f as how says; it returns the descriptor to
