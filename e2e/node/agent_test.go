@@ -1,0 +1,161 @@
+package node
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// The pod's limits (deploy/kubernetes/agent-daemonset.yaml): a CPU limit of 1 makes GOMAXPROCS
+// 1 under Go's cgroup-aware default; GOMEMLIMIT as the manifest sets it.
+const (
+	podGOMAXPROCS = "1"
+	podGOMEMLIMIT = "400MiB"
+)
+
+// agent is one node agent: the built collector run with its configs, restarted after each
+// SIGKILL with the same configs (and so the same checkpoint directory), as kubelet restarts
+// the DaemonSet's pod.
+type agent struct {
+	name     string
+	args     []string
+	promPort int // the Prometheus endpoint of its own metrics, 0 if none
+	logPath  string
+	log      *os.File
+
+	cmd     *exec.Cmd
+	exited  chan struct{}
+	kills   int
+	stopped bool
+	cpu     time.Duration // of the processes ended so far
+	peak    int64         // VmHWM bytes, the highest of any of its processes
+}
+
+func startAgent(name, logPath string, promPort int, configs ...string) (*agent, error) {
+	bin := os.Getenv("OTELCOL_BIN")
+	log, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	a := &agent{name: name, args: []string{bin}, promPort: promPort, logPath: logPath, log: log}
+	for _, c := range configs {
+		a.args = append(a.args, "--config", c)
+	}
+	return a, a.start()
+}
+
+func (a *agent) start() error {
+	a.cmd = exec.Command(a.args[0], a.args[1:]...)
+	a.cmd.Env = append(os.Environ(), "GOMAXPROCS="+podGOMAXPROCS, "GOMEMLIMIT="+podGOMEMLIMIT,
+		"K8S_NODE_NAME=node-e2e", "K8S_POD_IP=127.0.0.1", "K8S_NAMESPACE=otel-system")
+	a.cmd.Stdout, a.cmd.Stderr = a.log, a.log
+	if err := a.cmd.Start(); err != nil {
+		return err
+	}
+	exited := make(chan struct{})
+	a.exited = exited
+	go func() { _ = a.cmd.Wait(); close(exited) }() // ProcessState says how it ended
+	return nil
+}
+
+// kill ends the agent with SIGKILL and starts it again.
+func (a *agent) kill() error {
+	if err := a.end(syscall.SIGKILL, time.Minute); err != nil {
+		return err
+	}
+	a.kills++
+	fmt.Fprintf(a.log, "=== e2e/node: SIGKILL %d at %s\n", a.kills, time.Now().UTC().Format(time.RFC3339Nano))
+	return a.start()
+}
+
+// stop ends the agent with SIGTERM, as kubelet stops a pod; once.
+func (a *agent) stop() error {
+	if a.stopped {
+		return nil
+	}
+	a.stopped = true
+	err := a.end(syscall.SIGTERM, time.Minute)
+	_ = a.log.Close() // written only by the processes, which have ended
+	return err
+}
+
+// end sends sig and waits for the process, adding up its CPU time and peak RSS. An agent
+// that ended by itself before is an error.
+func (a *agent) end(sig syscall.Signal, timeout time.Duration) error {
+	select {
+	case <-a.exited:
+		a.account()
+		return fmt.Errorf("%s ended by itself (%v); see %s", a.name, a.cmd.ProcessState, a.logPath)
+	default:
+	}
+	// VmHWM before the signal: /proc keeps no status of a process reaped.
+	if peak, err := vmHWM(a.cmd.Process.Pid); err == nil {
+		a.peak = max(a.peak, peak)
+	}
+	_ = a.cmd.Process.Signal(sig) // exited says whether it ended
+	select {
+	case <-a.exited:
+	case <-time.After(timeout):
+		_ = a.cmd.Process.Kill()
+		<-a.exited
+		a.account()
+		return fmt.Errorf("%s did not end within %s of %v; see %s", a.name, timeout, sig, a.logPath)
+	}
+	a.account()
+	return nil
+}
+
+// account adds the ended process's CPU time and its maximum resident set (the kernel's
+// ru_maxrss is VmHWM at exit) to the agent's.
+func (a *agent) account() {
+	st := a.cmd.ProcessState
+	a.cpu += st.UserTime() + st.SystemTime()
+	if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
+		a.peak = max(a.peak, ru.Maxrss*1024)
+	}
+}
+
+// vmHWM reads a process's peak resident set size from /proc.
+func vmHWM(pid int) (int64, error) {
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.Lines(string(status)) {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb * 1024, err
+		}
+	}
+	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
+}
+
+// metrics scrapes the agent's Prometheus endpoint and returns the samples whose names begin
+// with prefix.
+func (a *agent) metrics(prefix string) (string, error) {
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", a.promPort))
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = resp.Body.Close() }() // read whole below
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return "", err
+	}
+	var out bytes.Buffer
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), prefix) {
+			out.WriteString(sc.Text() + "\n")
+		}
+	}
+	return out.String(), nil
+}
