@@ -9,13 +9,14 @@ OCB       := $(BUILD)/bin/builder
 GOLANGCI_LINT_VER := v2.15.0
 GOLANGCI_LINT     := $(BUILD)/bin/golangci-lint-$(GOLANGCI_LINT_VER)
 GOVULNCHECK_VER   := v1.9.0
-# The three modules: the distribution's, the benchmarks', the Kubernetes manifests' checker.
-MODULES   := . bench deploy/kubernetes/validate
+# The four modules: the distribution's, the benchmarks', the Kubernetes manifests' checker, the
+# real-node test's (k8s.io/kubernetes and containerd).
+MODULES   := . bench deploy/kubernetes/validate e2e/node
 # Inputs of the distribution: our Go sources (not tests, not the nested modules) and the manifest.
 SOURCES   := $(shell find . \( -path ./_build -o -path ./bench -o -path ./deploy -o -path ./e2e \) -prune \
 	-o -name '*.go' ! -name '*_test.go' -print) go.mod go.sum builder-config.yaml
 
-.PHONY: run otelcol test test-loaded unit e2e validate k8s bench bench-agent bench-idle bench-mergelog lint vuln fuzz fuzz-ci clean
+.PHONY: run otelcol test test-loaded unit e2e validate k8s node soak bench bench-agent bench-idle bench-mergelog lint vuln fuzz fuzz-ci clean
 
 run: $(COLLECTOR)
 	./scripts/run-sample.sh $(COLLECTOR) configs/run.yaml
@@ -36,7 +37,7 @@ $(COLLECTOR): $(OCB) $(SOURCES)
 	$(OCB) --config builder-config.yaml
 	@test -x $(COLLECTOR)
 
-test: lint unit fuzz-ci validate e2e k8s
+test: lint unit fuzz-ci validate e2e k8s node
 
 # The unit and e2e suites with two CPU-burning processes alongside (scripts/with-load.sh starts
 # them and stops them however the run ends): no test may depend on the machine's speed.
@@ -67,6 +68,22 @@ validate: $(COLLECTOR)
 # every collector config they carry. A module of its own, so k8s.io stays out of go.mod.
 k8s: $(COLLECTOR)
 	cd deploy/kubernetes/validate && OTELCOL_BIN=$(abspath $(COLLECTOR)) $(GO) test -count=1 ./...
+
+# The node agent on a node's own code (e2e/node, a module of its own): containerd v1.7's CRI
+# loggers write the pods' logs, kubelet v1.37's log manager rotates them, the built collector reads
+# them with the shipped agent config beside the helm chart's file_log preset, and gateways check
+# every line arrives once and whole. `node` is the short run (fast rotation, one SIGKILL); `soak`
+# runs both rotation settings with and without SIGKILLs, three times each (about 40 min). The
+# table of runs is printed, pass or fail.
+node: $(COLLECTOR)
+	@rm -f $(BUILD)/node-report.md
+	cd e2e/node && OTELCOL_BIN=$(abspath $(COLLECTOR)) NODE_REPORT=$(abspath $(BUILD))/node-report.md \
+		$(GO) test -count=1 ./...; status=$$?; cat $(abspath $(BUILD))/node-report.md 2>/dev/null; exit $$status
+
+soak: $(COLLECTOR)
+	@rm -f $(BUILD)/soak-report.md
+	cd e2e/node && OTELCOL_BIN=$(abspath $(COLLECTOR)) NODE_REPORT=$(abspath $(BUILD))/soak-report.md NODE_SOAK=1 \
+		$(GO) test -count=1 -timeout 3h -run TestNodeSoak ./...; status=$$?; cat $(abspath $(BUILD))/soak-report.md 2>/dev/null; exit $$status
 
 # The node agent end to end: the built distribution with the pod's limits on 300 MB of pod logs
 # (and plain and multiline files), beside the helm chart's file_log preset, interleaved, medians

@@ -30,10 +30,10 @@ var (
 )
 
 // TestNode is the short run of `make test`: fast rotation with one SIGKILL of each agent, about
-// 20 s of writing.
+// 15 s of writing.
 func TestNode(t *testing.T) {
 	s := fastRotation
-	s.containers, s.duration, s.kills = 8, 20*time.Second, 1
+	s.containers, s.duration, s.kills = 8, 15*time.Second, 1
 	s.load = load{rate: 100, longEvery: 10, longMax: 64 << 10, stderrEvery: 7}
 	s = fromEnv(t, s)
 	checkRun(t, s, 1)
