@@ -105,15 +105,19 @@ func checkRun(t *testing.T, s setting, run int) {
 }
 
 // fromEnv lets a diagnosis run change the load: NODE_CONTAINERS, NODE_RATE, NODE_LONG_EVERY,
-// NODE_DURATION and NODE_KILLS.
+// NODE_LONG_MAX (bytes), NODE_DURATION and NODE_KILLS; NODE_ROTATION=default runs kubelet's
+// default rotation.
 func fromEnv(t *testing.T, s setting) setting {
 	t.Helper()
-	for key, v := range map[string]*int{"NODE_CONTAINERS": &s.containers, "NODE_RATE": &s.load.rate, "NODE_LONG_EVERY": &s.load.longEvery, "NODE_KILLS": &s.kills} {
+	for key, v := range map[string]*int{"NODE_CONTAINERS": &s.containers, "NODE_RATE": &s.load.rate, "NODE_LONG_EVERY": &s.load.longEvery, "NODE_LONG_MAX": &s.load.longMax, "NODE_KILLS": &s.kills} {
 		if text := os.Getenv(key); text != "" {
 			if _, err := fmt.Sscan(text, v); err != nil {
 				t.Fatalf("%s=%q: %v", key, text, err)
 			}
 		}
+	}
+	if os.Getenv("NODE_ROTATION") == "default" {
+		s.name, s.maxSize, s.maxFiles, s.monitor = kubeletDefault.name, kubeletDefault.maxSize, kubeletDefault.maxFiles, kubeletDefault.monitor
 	}
 	if text := os.Getenv("NODE_DURATION"); text != "" {
 		d, err := time.ParseDuration(text)

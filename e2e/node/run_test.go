@@ -11,7 +11,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kubecontainer "k8s.io/kubernetes/pkg/kubelet/container"
 	"k8s.io/kubernetes/pkg/kubelet/logs"
 )
 
@@ -92,13 +91,18 @@ func runNode(ctx context.Context, dir string, s setting, seed uint64) (runStats,
 		agents = append(agents, a)
 	}
 
-	rt := newRuntime()
-	defer rt.removeAll()
-	mgr, err := logs.NewContainerLogManager(rt, kubecontainer.RealOS{}, s.maxSize, s.maxFiles, 1, metav1.Duration{Duration: s.monitor})
+	j, err := newJournal(filepath.Join(dir, "files.log"), pods)
 	if err != nil {
 		return runStats{}, nil, err
 	}
-	apps, err := startApps(rt, dir, pods, s, seed)
+	defer j.close()
+	rt := newRuntime()
+	defer rt.removeAll()
+	mgr, err := logs.NewContainerLogManager(rt, journalOS{j: j}, s.maxSize, s.maxFiles, 1, metav1.Duration{Duration: s.monitor})
+	if err != nil {
+		return runStats{}, nil, err
+	}
+	apps, err := startApps(rt, j, dir, pods, s, seed)
 	if err != nil {
 		return runStats{}, nil, err
 	}
@@ -145,17 +149,22 @@ func startRunAgent(dir, name, config, pods, gatewayAddr string) (*agent, error) 
 	if err != nil {
 		return nil, err
 	}
+	// A diagnosis run may change the shipped agent's config: NODE_AGENT_CONFIG names a file
+	// merged over it (say, watch.enabled false).
+	if extra := os.Getenv("NODE_AGENT_CONFIG"); extra != "" && config == shippedConfig {
+		configs = append(configs, extra)
+	}
 	return startAgent(name, filepath.Join(dir, name+".log"), promPort, configs...)
 }
 
 // startApps starts s.containers containers, one per pod, each with its app, and adds them to
 // rt.
-func startApps(rt *runtime, dir, pods string, s setting, seed uint64) ([]*app, error) {
+func startApps(rt *runtime, j *journal, dir, pods string, s setting, seed uint64) ([]*app, error) {
 	var apps []*app
 	for i := range s.containers {
 		id := fmt.Sprintf("c%02d", i)
 		pod := fmt.Sprintf("e2e_app-%02d_00000000-0000-0000-0000-0000000000%02d", i, i)
-		c, err := startContainer(id, "app", filepath.Join(pods, pod, "app", "0.log"), filepath.Join(dir, "fifo"))
+		c, err := startContainer(id, "app", filepath.Join(pods, pod, "app", "0.log"), filepath.Join(dir, "fifo"), j)
 		if err != nil {
 			for _, a := range apps {
 				a.c.stop()

@@ -103,6 +103,7 @@ func (r *runtime) ReopenContainerLog(_ context.Context, id string) error {
 type container struct {
 	id, name, logPath string
 	io                *cio.ContainerIO
+	journal           *journal
 	stdout, stderr    *os.File
 
 	mu      sync.Mutex    // one reopen at a time
@@ -112,12 +113,12 @@ type container struct {
 
 // startContainer creates the FIFOs under fifoDir and the log file at logPath and starts
 // copying.
-func startContainer(id, name, logPath, fifoDir string) (*container, error) {
+func startContainer(id, name, logPath, fifoDir string, j *journal) (*container, error) {
 	cIO, err := cio.NewContainerIO(id, cio.WithNewFIFOs(fifoDir, false, false))
 	if err != nil {
 		return nil, err
 	}
-	c := &container{id: id, name: name, logPath: logPath, io: cIO}
+	c := &container{id: id, name: name, logPath: logPath, io: cIO, journal: j}
 	if err := c.reopen(); err != nil {
 		_ = cIO.Close()
 		return nil, err
@@ -147,6 +148,7 @@ func (c *container) reopen() error {
 	if err != nil {
 		return err
 	}
+	c.journal.note("containerd", "open", c.logPath)
 	w := cioutil.NewSerialWriteCloser(f)
 	stdout, stdoutDone := cio.NewCRILogger(c.logPath, w, cio.Stdout, maxLineSize)
 	stderr, stderrDone := cio.NewCRILogger(c.logPath, w, cio.Stderr, maxLineSize)
@@ -154,6 +156,7 @@ func (c *container) reopen() error {
 	go func() {
 		<-stdoutDone
 		<-stderrDone
+		c.journal.noteClosed("containerd", c.logPath, f)
 		_ = f.Close() // the loggers have ended: nothing more is written to it
 		close(closed)
 	}()
