@@ -93,7 +93,7 @@ func (g *gateway) at(id lineID) *lineCounts {
 type tally struct {
 	written, missing, duplicated, split int
 	malformed, records                  int
-	missingRuns                         []lineRun // the missing lines, as runs of consecutive seqs
+	missingRuns, duplicatedRuns         []lineRun // those lines, as runs of consecutive seqs
 }
 
 // lineRun is lines first..last of one container.
@@ -122,24 +122,26 @@ func (g *gateway) tally(written map[string]int) tally {
 			switch {
 			case whole > 1:
 				t.duplicated += int(whole) - 1
+				t.duplicatedRuns = addRun(t.duplicatedRuns, c, seq)
 			case whole == 1:
 			case pieces > 0:
 				t.split++
 			default:
 				t.missing++
-				t.addMissing(c, seq)
+				t.missingRuns = addRun(t.missingRuns, c, seq)
 			}
 		}
 	}
 	return t
 }
 
-func (t *tally) addMissing(c string, seq int) {
-	if n := len(t.missingRuns); n > 0 && t.missingRuns[n-1].container == c && t.missingRuns[n-1].last == seq-1 {
-		t.missingRuns[n-1].last = seq
-		return
+// addRun adds line seq of container c to runs, extending the last run if seq follows it.
+func addRun(runs []lineRun, c string, seq int) []lineRun {
+	if n := len(runs); n > 0 && runs[n-1].container == c && runs[n-1].last == seq-1 {
+		runs[n-1].last = seq
+		return runs
 	}
-	t.missingRuns = append(t.missingRuns, lineRun{c, seq, seq})
+	return append(runs, lineRun{c, seq, seq})
 }
 
 // complete reports whether every line written arrived (whole or in pieces), and when the last

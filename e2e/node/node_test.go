@@ -50,7 +50,7 @@ func TestNodeSoak(t *testing.T) {
 	fast.load = load{rate: 200, longEvery: 10, longMax: 96 << 10, stderrEvery: 7}
 	def := kubeletDefault
 	def.containers, def.duration = 10, 90*time.Second
-	def.load = load{rate: 1000, longEvery: 25, longMax: 96 << 10, stderrEvery: 7}
+	def.load = load{rate: 500, longEvery: 50, longMax: 64 << 10, stderrEvery: 7}
 	for _, base := range []setting{fast, def} {
 		for _, kills := range []int{0, 3} {
 			s := base
@@ -94,7 +94,8 @@ func checkRun(t *testing.T, s setting, run int) {
 		t.Errorf("%s: %d lines arrived split only, %d records no whole line", ours.agent, tl.split, tl.malformed)
 	}
 	if allowed := ours.kills * bound; tl.duplicated > allowed {
-		t.Errorf("%s: %d lines duplicated; %d kills allow %d (max_in_flight × max_records each)", ours.agent, tl.duplicated, ours.kills, allowed)
+		t.Errorf("%s: %d lines duplicated, in runs %s; %d kills allow %d (max_in_flight × max_records each)",
+			ours.agent, tl.duplicated, runsText(tl.duplicatedRuns, 20), ours.kills, allowed)
 	}
 	if ours.peak > peakLimit {
 		t.Errorf("%s: peak RSS %d MiB, over %d MiB", ours.agent, ours.peak>>20, peakLimit>>20)
