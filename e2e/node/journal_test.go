@@ -35,10 +35,31 @@ func (j *journal) close() { _ = j.f.Close() } // written line by line; a lost ta
 // note writes one event: who did what to path (stated after the event, or before for a
 // removal).
 func (j *journal) note(who, what, path string, extra ...string) {
+	info, err := os.Stat(path)
+	if err != nil {
+		info = nil
+	}
+	j.write(who, what, path, info, extra...)
+}
+
+// noteClosed writes that who closed f, opened as path (renamed since, perhaps).
+func (j *journal) noteClosed(who, path string, f *os.File) {
+	info, err := f.Stat()
+	if err != nil {
+		info = nil
+	}
+	j.write(who, "close", path, info, "(the file opened as)")
+}
+
+// write writes one line: the time, who, what, the path under the pods directory, and the
+// file's inode and size if info is not nil.
+func (j *journal) write(who, what, path string, info os.FileInfo, extra ...string) {
 	ino, size := "-", "-"
-	var st syscall.Stat_t
-	if err := syscall.Stat(path, &st); err == nil {
-		ino, size = fmt.Sprint(st.Ino), fmt.Sprint(st.Size)
+	if info != nil {
+		size = fmt.Sprint(info.Size())
+		if st, ok := info.Sys().(*syscall.Stat_t); ok {
+			ino = fmt.Sprint(st.Ino)
+		}
 	}
 	rel, err := filepath.Rel(j.pods, path)
 	if err != nil {
@@ -48,24 +69,6 @@ func (j *journal) note(who, what, path string, extra ...string) {
 	defer j.mu.Unlock()
 	_, _ = fmt.Fprintf(j.f, "%s %.3f %s %s %s ino=%s size=%s %s\n", time.Now().UTC().Format("15:04:05.000"),
 		time.Since(j.start).Seconds(), who, what, rel, ino, size, strings.Join(extra, " "))
-}
-
-// noteClosed writes that who closed f, which was at path (renamed since, perhaps).
-func (j *journal) noteClosed(who, path string, f *os.File) {
-	ino, size := "-", "-"
-	if info, err := f.Stat(); err == nil {
-		if st, ok := info.Sys().(*syscall.Stat_t); ok {
-			ino, size = fmt.Sprint(st.Ino), fmt.Sprint(st.Size)
-		}
-	}
-	rel, err := filepath.Rel(j.pods, path)
-	if err != nil {
-		rel = path
-	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	_, _ = fmt.Fprintf(j.f, "%s %.3f %s close %s ino=%s size=%s (the file opened as)\n", time.Now().UTC().Format("15:04:05.000"),
-		time.Since(j.start).Seconds(), who, rel, ino, size)
 }
 
 // journalOS is kubelet's RealOS noting the changes kubelet's log manager makes: renames,

@@ -96,7 +96,7 @@ func runNode(ctx context.Context, dir string, s setting, seed uint64) (runStats,
 		return runStats{}, nil, err
 	}
 	defer j.close()
-	rt := newRuntime()
+	rt := newCRIRuntime()
 	defer rt.removeAll()
 	mgr, err := logs.NewContainerLogManager(rt, journalOS{j: j}, s.maxSize, s.maxFiles, 1, metav1.Duration{Duration: s.monitor})
 	if err != nil {
@@ -159,7 +159,7 @@ func startRunAgent(dir, name, config, pods, gatewayAddr string) (*agent, error) 
 
 // startApps starts s.containers containers, one per pod, each with its app, and adds them to
 // rt.
-func startApps(rt *runtime, j *journal, dir, pods string, s setting, seed uint64) ([]*app, error) {
+func startApps(rt *criRuntime, j *journal, dir, pods string, s setting, seed uint64) ([]*app, error) {
 	var apps []*app
 	for i := range s.containers {
 		id := fmt.Sprintf("c%02d", i)

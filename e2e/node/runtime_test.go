@@ -19,34 +19,34 @@ import (
 // P pieces of this size and a last F piece.
 const maxLineSize = 16 * 1024
 
-// runtime answers kubelet's ContainerLogManager as containerd's CRI plugin does, for the
+// criRuntime answers kubelet's ContainerLogManager as containerd's CRI plugin does, for the
 // containers of one run: it lists them as running, gives each one's log path and reopens a
 // container's log when asked. The embedded fake answers the calls the manager does not make.
-type runtime struct {
+type criRuntime struct {
 	*critesting.FakeRuntimeService
 	mu         sync.Mutex
 	containers map[string]*container
 }
 
-func newRuntime() *runtime {
-	return &runtime{FakeRuntimeService: critesting.NewFakeRuntimeService(), containers: map[string]*container{}}
+func newCRIRuntime() *criRuntime {
+	return &criRuntime{FakeRuntimeService: critesting.NewFakeRuntimeService(), containers: map[string]*container{}}
 }
 
-func (r *runtime) add(c *container) {
+func (r *criRuntime) add(c *container) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.containers[c.id] = c
 }
 
-// remove takes every container out of the runtime's list, so that the log manager, which
+// removeAll takes every container out of the runtime's list, so that the log manager, which
 // cannot be stopped, stops rotating their files.
-func (r *runtime) removeAll() {
+func (r *criRuntime) removeAll() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	clear(r.containers)
 }
 
-func (r *runtime) get(id string) (*container, error) {
+func (r *criRuntime) get(id string) (*container, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c, ok := r.containers[id]
@@ -56,7 +56,7 @@ func (r *runtime) get(id string) (*container, error) {
 	return c, nil
 }
 
-func (r *runtime) ListContainers(context.Context, *runtimeapi.ContainerFilter) ([]*runtimeapi.Container, error) {
+func (r *criRuntime) ListContainers(context.Context, *runtimeapi.ContainerFilter) ([]*runtimeapi.Container, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ids := make([]string, 0, len(r.containers))
@@ -75,7 +75,7 @@ func (r *runtime) ListContainers(context.Context, *runtimeapi.ContainerFilter) (
 	return list, nil
 }
 
-func (r *runtime) ContainerStatus(_ context.Context, id string, _ bool) (*runtimeapi.ContainerStatusResponse, error) {
+func (r *criRuntime) ContainerStatus(_ context.Context, id string, _ bool) (*runtimeapi.ContainerStatusResponse, error) {
 	c, err := r.get(id)
 	if err != nil {
 		return nil, err
@@ -88,7 +88,7 @@ func (r *runtime) ContainerStatus(_ context.Context, id string, _ bool) (*runtim
 	}}, nil
 }
 
-func (r *runtime) ReopenContainerLog(_ context.Context, id string) error {
+func (r *criRuntime) ReopenContainerLog(_ context.Context, id string) error {
 	c, err := r.get(id)
 	if err != nil {
 		return err
