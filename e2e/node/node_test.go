@@ -29,8 +29,8 @@ var (
 	kubeletDefault = setting{name: "default 10Mi/5/10s", maxSize: "10Mi", maxFiles: 5, monitor: 10 * time.Second}
 )
 
-// TestNode is the short run of `make test`: fast rotation with one SIGKILL of each agent, about
-// 15 s of writing.
+// TestNode is the short run of `make test`: fast rotation with one SIGKILL of each agent (as
+// kubelet rotates), about 15 s of writing.
 func TestNode(t *testing.T) {
 	s := fastRotation
 	s.containers, s.duration, s.kills = 8, 15*time.Second, 1

@@ -24,7 +24,7 @@ type setting struct {
 	containers int
 	load       load
 	duration   time.Duration // of the writing
-	kills      int           // SIGKILLs of each agent while the containers write
+	kills      int           // SIGKILLs of each agent while the containers write; the last as kubelet rotates
 }
 
 // outcome is one agent's part of a run.
@@ -110,7 +110,7 @@ func runNode(ctx context.Context, dir string, s setting, seed uint64) (runStats,
 	// containers from rt, they find nothing to rotate.
 	mgr.Start(context.WithoutCancel(ctx))
 
-	stats, err := writeAndKill(ctx, apps, agents, s, seed)
+	stats, err := writeAndKill(ctx, rt, apps, agents, s, seed)
 	if err != nil {
 		return stats, nil, err
 	}
@@ -178,8 +178,10 @@ func startApps(rt *criRuntime, j *journal, dir, pods string, s setting, seed uin
 }
 
 // writeAndKill runs the apps for s.duration, killing each agent s.kills times at random moments
-// spread over it, then ends the containers' output and returns what was written.
-func writeAndKill(ctx context.Context, apps []*app, agents []*agent, s setting, seed uint64) (runStats, error) {
+// spread over it, the last one at the first reopen kubelet asks for after its moment (in the
+// middle of a rotation: files renamed, gzipped, removed and created around the restart), then
+// ends the containers' output and returns what was written.
+func writeAndKill(ctx context.Context, rt *criRuntime, apps []*app, agents []*agent, s setting, seed uint64) (runStats, error) {
 	wctx, cancel := context.WithTimeout(ctx, s.duration)
 	defer cancel()
 	start := time.Now()
@@ -195,10 +197,22 @@ func writeAndKill(ctx context.Context, apps []*app, agents []*agent, s setting, 
 		at := start.Add(slot*time.Duration(k) + slot/4 + time.Duration(rng.Int64N(int64(slot/2))))
 		select {
 		case <-wctx.Done():
+			continue
 		case <-time.After(time.Until(at)):
-			for _, a := range agents {
-				killErr = errors.Join(killErr, a.kill())
+		}
+		if k == s.kills-1 {
+			select {
+			case <-rt.reopened: // an old one
+			default:
 			}
+			select {
+			case <-wctx.Done():
+				continue
+			case <-rt.reopened:
+			}
+		}
+		for _, a := range agents {
+			killErr = errors.Join(killErr, a.kill())
 		}
 	}
 	wg.Wait()

@@ -26,10 +26,12 @@ type criRuntime struct {
 	*critesting.FakeRuntimeService
 	mu         sync.Mutex
 	containers map[string]*container
+	reopened   chan struct{} // receives (if not full) at every reopen: kubelet is rotating
 }
 
 func newCRIRuntime() *criRuntime {
-	return &criRuntime{FakeRuntimeService: critesting.NewFakeRuntimeService(), containers: map[string]*container{}}
+	return &criRuntime{FakeRuntimeService: critesting.NewFakeRuntimeService(), containers: map[string]*container{},
+		reopened: make(chan struct{}, 1)}
 }
 
 func (r *criRuntime) add(c *container) {
@@ -92,6 +94,10 @@ func (r *criRuntime) ReopenContainerLog(_ context.Context, id string) error {
 	c, err := r.get(id)
 	if err != nil {
 		return err
+	}
+	select {
+	case r.reopened <- struct{}{}:
+	default:
 	}
 	return c.reopen()
 }
