@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -27,7 +28,8 @@ const (
 type agent struct {
 	name     string
 	args     []string
-	promPort int // the Prometheus endpoint of its own metrics, 0 if none
+	promPort int    // the Prometheus endpoint of its own metrics, 0 if none
+	stateDir string // its checkpoints (file_storage), copied at each kill for a look
 	logPath  string
 	log      *os.File
 
@@ -39,13 +41,13 @@ type agent struct {
 	peak    int64         // VmHWM bytes, the highest of any of its processes
 }
 
-func startAgent(name, logPath string, promPort int, configs ...string) (*agent, error) {
+func startAgent(name, logPath, stateDir string, promPort int, configs ...string) (*agent, error) {
 	bin := os.Getenv("OTELCOL_BIN")
 	log, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
-	a := &agent{name: name, args: []string{bin}, promPort: promPort, logPath: logPath, log: log}
+	a := &agent{name: name, args: []string{bin}, promPort: promPort, stateDir: stateDir, logPath: logPath, log: log}
 	for _, c := range configs {
 		a.args = append(a.args, "--config", c)
 	}
@@ -66,14 +68,42 @@ func (a *agent) start() error {
 	return nil
 }
 
-// kill ends the agent with SIGKILL and starts it again.
+// kill ends the agent with SIGKILL and starts it again, keeping a copy of the checkpoints the
+// new process starts from (<state>-kill<N>).
 func (a *agent) kill() error {
 	if err := a.end(syscall.SIGKILL, time.Minute); err != nil {
 		return err
 	}
 	a.kills++
 	fmt.Fprintf(a.log, "=== e2e/node: SIGKILL %d at %s\n", a.kills, time.Now().UTC().Format(time.RFC3339Nano))
+	if err := copyDir(a.stateDir, fmt.Sprintf("%s-kill%d", a.stateDir, a.kills)); err != nil {
+		return err
+	}
 	return a.start()
+}
+
+// copyDir copies the files of directory from into a new directory to.
+func copyDir(from, to string) error {
+	entries, err := os.ReadDir(from)
+	if err != nil {
+		return err
+	}
+	if err := os.Mkdir(to, 0o755); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), data, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // stop ends the agent with SIGTERM, as kubelet stops a pod; once.

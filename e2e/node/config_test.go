@@ -26,10 +26,10 @@ func agentConfigs(dir, name, base, pods, gatewayAddr string, healthPort, promPor
 	}
 	rewritten := strings.NewReplacer(
 		"/var/log/pods", pods,
-		"/var/lib/otelcol", filepath.Join(dir, name+"-state"),
+		"/var/lib/otelcol", stateDir(dir, name),
 		"otelcol-gateway:4317", gatewayAddr,
 	).Replace(string(text))
-	if err := os.MkdirAll(filepath.Join(dir, name+"-state"), 0o755); err != nil {
+	if err := os.MkdirAll(stateDir(dir, name), 0o755); err != nil {
 		return nil, err
 	}
 	// The health check and the metrics on ports of the run's; debug logs when asked for
@@ -63,6 +63,9 @@ service:
 	}
 	return paths, nil
 }
+
+// stateDir is where agent name of the run in dir keeps its checkpoints.
+func stateDir(dir, name string) string { return filepath.Join(dir, name+"-state") }
 
 // replayBound is how many records a SIGKILL of the shipped agent may send twice: the batches in
 // flight when it died, max_in_flight × max_records of its config.
