@@ -143,14 +143,12 @@ func (a *agent) end(sig syscall.Signal, timeout time.Duration) error {
 	return nil
 }
 
-// account adds the ended process's CPU time and its maximum resident set (the kernel's
-// ru_maxrss is VmHWM at exit) to the agent's.
+// account adds the ended process's CPU time to the agent's. Not its ru_maxrss: Linux carries
+// the forking process's peak over fork and exec into it, so a child of a large test process
+// reports the test's (VmHWM, read before each signal, is the agent's own).
 func (a *agent) account() {
 	st := a.cmd.ProcessState
 	a.cpu += st.UserTime() + st.SystemTime()
-	if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
-		a.peak = max(a.peak, ru.Maxrss*1024)
-	}
 }
 
 // vmHWM reads a process's peak resident set size from /proc.
