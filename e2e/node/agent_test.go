@@ -51,7 +51,11 @@ func startAgent(name, logPath, stateDir string, promPort int, configs ...string)
 	for _, c := range configs {
 		a.args = append(a.args, "--config", c)
 	}
-	return a, a.start()
+	if err := a.start(); err != nil {
+		_ = log.Close() // nothing was written to it
+		return nil, err
+	}
+	return a, nil
 }
 
 func (a *agent) start() error {
