@@ -73,7 +73,7 @@ k8s: $(COLLECTOR)
 # loggers write the pods' logs, kubelet v1.37's log manager rotates them, the built collector reads
 # them with the shipped agent config beside the helm chart's file_log preset, and gateways check
 # every line arrives once and whole. `node` is the short run (fast rotation, one SIGKILL); `soak`
-# runs both rotation settings with and without SIGKILLs, three times each (about 40 min). The
+# runs both rotation settings with and without SIGKILLs, three times each (about 25 min). The
 # table of runs is printed, pass or fail.
 node: $(COLLECTOR)
 	@rm -f $(BUILD)/node-report.md
