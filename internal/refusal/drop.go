@@ -55,8 +55,12 @@ func (s *Sender) drop(ctx context.Context, p part, c Class, err error, name Name
 		}
 		rec, _ := recordAt(p.logs, i)
 		fields := []zap.Field{zap.Stringer("class", c), zap.Error(err), zap.Int("record_bytes", m.LogRecordSize(rec))}
+		var origin []zap.Field
 		if p.named && name != nil {
-			fields = append(fields, name(p.at+i)...)
+			origin = name(p.at + i)
+		}
+		if origin != nil {
+			fields = append(fields, origin...)
 		} else {
 			fields = appendOrigin(fields, rec.Attributes())
 		}

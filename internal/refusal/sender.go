@@ -19,7 +19,8 @@ type Observer interface {
 }
 
 // Namer names the record at index at of a batch (in its order: resource by resource, scope by
-// scope) in a drop's log: its file and offset.
+// scope) in a drop's log: its file and offset; nil if it cannot (the record's attributes
+// name it then).
 type Namer func(at int) []zap.Field
 
 // Backoff is the wait before sending a refused batch again: doubling from Initial to Max, with

@@ -8,6 +8,8 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator"
 	"go.opentelemetry.io/collector/component"
+
+	"github.com/mergelog/otelcol-mergelog/internal/refusal"
 )
 
 // Config is the receiver's configuration. Keys that file_log also has keep its names, defaults
@@ -73,6 +75,8 @@ type Config struct {
 	Batch          BatchConfig      `mapstructure:"batch"`
 	Watch          WatchConfig      `mapstructure:"watch"`
 	RetryOnFailure RetryConfig      `mapstructure:"retry_on_failure"`
+	// OnRefusal says what a refusal for good does, by what it is about (internal/refusal).
+	OnRefusal refusal.Policy `mapstructure:"on_refusal"`
 
 	_ struct{}
 }
@@ -144,6 +148,15 @@ type RetryConfig struct {
 	MaxElapsedTime  time.Duration `mapstructure:"max_elapsed_time"`
 }
 
+// defaultMaxBytes is batch.max_bytes's default: 3 MiB of encoded OTLP, under the 4 MiB a gRPC
+// server (the otlp receiver's max_recv_msg_size_mib) accepts by default, with a quarter of it
+// left for what processors between here and the exporter add (k8sattributes, resource).
+const defaultMaxBytes = 3 << 20
+
+// grpcDefaultMaxRecv is gRPC's default limit of a received message: Start warns when
+// batch.max_bytes exceeds it.
+const grpcDefaultMaxRecv = 4 << 20
+
 // maxInFlightLimit bounds batch.max_in_flight: each batch in flight holds up to max_bytes.
 const maxInFlightLimit = 64
 
@@ -164,9 +177,10 @@ func createDefaultConfig() component.Config {
 		Format:             FormatText,
 		SplitLineWait:      5 * time.Second,
 		Merge:              MergeConfig{Window: 2 * time.Second, MaxHeldPerFile: 10000},
-		Batch:              BatchConfig{MaxRecords: 1000, MaxBytes: 4 << 20, Timeout: 200 * time.Millisecond, MaxInFlight: 4},
+		Batch:              BatchConfig{MaxRecords: 1000, MaxBytes: defaultMaxBytes, Timeout: 200 * time.Millisecond, MaxInFlight: 4},
 		Watch:              WatchConfig{Enabled: true, FullScanInterval: 10 * time.Second},
 		RetryOnFailure:     RetryConfig{InitialInterval: 100 * time.Millisecond, MaxInterval: 5 * time.Second},
+		OnRefusal:          refusal.DefaultPolicy(),
 
 		// A checkpoint that cannot be decoded must not keep a DaemonSet's pod restarting.
 		OnCorruptCheckpoint: CorruptCheckpointStartOver,

@@ -1,26 +1,27 @@
 package mergelogreceiver
 
 import (
-	"errors"
-	"math/rand/v2"
+	"context"
 	"time"
 
 	"go.opentelemetry.io/collector/consumer"
-	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/receiver/receiverhelper"
 	"go.uber.org/zap"
 
 	"github.com/mergelog/otelcol-mergelog/internal/ledger"
+	"github.com/mergelog/otelcol-mergelog/internal/refusal"
 )
 
 // delivery takes entries into batches, hands them to the next consumer and settles them in
-// their files' ledgers once accepted (or refused for good); commit then moves the files'
-// checkpoints. Owned by the run goroutine.
+// their files' ledgers once accepted (or dropped under on_refusal); commit then moves the
+// files' checkpoints. Owned by the run goroutine.
 type delivery struct {
-	next    consumer.Logs
-	obsrecv *receiverhelper.ObsReport
-	logger  *zap.Logger
-	retry   RetryConfig
+	next      consumer.Logs
+	obsrecv   *receiverhelper.ObsReport
+	logger    *zap.Logger
+	retry     RetryConfig
+	onRefusal refusal.Policy
 	limits  BatchConfig
 	rawBody bool // encoding nop: bodies are Bytes values
 	numbers bool // include_file_record_number
@@ -39,70 +40,42 @@ type delivery struct {
 	finishing bool
 }
 
-// add puts e into the batch, sending the batch first if e would take it past max_bytes and
-// right after if it reaches max_records.
+// add puts e into the batch, sending the batch first if e would take its encoded size past
+// max_bytes and right after if it reaches max_records.
 func (r *mergelogReceiver) add(e *entry) {
 	d := &r.out
-	size := len(e.body) + e.s.attrs.bytes
-	if d.batch.len() > 0 && d.batch.bytes+size > int(d.limits.MaxBytes) {
+	size, groupSize := d.batch.measure(e, d.rawBody, d.numbers)
+	if d.batch.len() > 0 && d.batch.bytes+size+groupSize > int(d.limits.MaxBytes) {
 		r.send()
 	}
-	d.batch.add(e, d.rawBody, d.numbers)
+	d.batch.add(e, size)
 	if d.batch.len() >= d.limits.MaxRecords {
 		r.send()
 	}
 }
 
-// deliver calls ConsumeLogs until the batch is accepted or refused for good (both nil: the
-// records are settled either way), retrying retryable errors with exponential backoff. It
-// returns ctx's error if ctx ends first.
-func (d *delivery) deliver(f *flight, tel *receiverTelemetry) error {
-	ctx, logs, n := f.ctx, f.logs, f.n
-	backoff := d.retry.InitialInterval
-	var timer *time.Timer
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
-	for {
-		octx := d.obsrecv.StartLogsOp(ctx)
-		err := d.next.ConsumeLogs(octx, logs)
-		d.obsrecv.EndLogsOp(octx, "text", n, err)
-		if err == nil {
-			return nil
-		}
-		if consumererror.IsPermanent(err) {
-			tel.consumeError(ctx, true)
-			d.logger.Error("The next consumer refused a batch for good; skipping it",
-				zap.Error(err), zap.Int("dropped_records", n))
-			return nil
-		}
-		tel.consumeError(ctx, false)
-		// Only the records the consumer reports as failed are sent again.
-		var partial consumererror.Logs
-		if errors.As(err, &partial) {
-			logs = partial.Data()
-			n = logs.LogRecordCount()
-			f.logs, f.n = logs, n
-		}
-		// Jitter of ±50% keeps receivers behind one failing exporter from retrying in step.
-		wait := time.Duration(float64(backoff) * (0.5 + rand.Float64()))
-		d.logger.Debug("The next consumer refused a batch; retrying",
-			zap.Error(err), zap.Duration("interval", wait), zap.Int("records", n))
-		if timer == nil {
-			timer = time.NewTimer(wait)
-		} else {
-			timer.Reset(wait)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-timer.C:
-		}
-		tel.consumeRetry(ctx)
-		backoff = min(2*backoff, d.retry.MaxInterval)
+// newSender makes the refusal sender of one sender goroutine: each call goes through the
+// receiver's obsreport, and each refusal is handled as on_refusal says.
+func (d *delivery) newSender(tel *receiverTelemetry) *refusal.Sender {
+	return &refusal.Sender{
+		Policy:  &d.onRefusal,
+		Backoff: refusal.Backoff{Initial: d.retry.InitialInterval, Max: d.retry.MaxInterval},
+		Consume: func(ctx context.Context, ld plog.Logs) error {
+			octx := d.obsrecv.StartLogsOp(ctx)
+			err := d.next.ConsumeLogs(octx, ld)
+			d.obsrecv.EndLogsOp(octx, "text", ld.LogRecordCount(), err)
+			return err
+		},
+		Observer: tel,
+		Logger:   d.logger,
 	}
+}
+
+// deliver hands f's batch to the next consumer until each record is accepted, or dropped for a
+// refusal as on_refusal says (either way it settles: a dropped record is counted and logged
+// with its file and offset). It returns ctx's error if the drain's deadline ends it first.
+func (d *delivery) deliver(s *refusal.Sender, f *flight) error {
+	return s.Deliver(f.ctx, f.logs, f.overLimit, f.b.origins.name)
 }
 
 // settle marks one entry of s as done with; commit then moves its file's checkpoint over it.

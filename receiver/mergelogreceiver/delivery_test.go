@@ -10,7 +10,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/otel/attribute"
 
@@ -76,32 +75,6 @@ func TestBackpressureRetriesWithoutLossOrDuplicates(t *testing.T) {
 	assert.Equal(t, int64(failures), tel.sum("otelcol_receiver_mergelog_consume_retries", self))
 	tel.waitSum(t, "otelcol_receiver_mergelog_bytes_read", int64(len(numbered(0, 100))))
 	tel.waitSum(t, "otelcol_receiver_accepted_log_records", 100)
-}
-
-// A permanent error drops that batch alone, and its offsets are committed all the same.
-func TestPermanentErrorSkipsOnlyThatBatch(t *testing.T) {
-	dir := t.TempDir()
-	testkit.WriteFile(t, filepath.Join(dir, "a.log"), numbered(0, 30))
-	m := testkit.NewMemStorage()
-	cfg, host := withStorage(testConfig(dir), m)
-	cfg.Batch.MaxRecords = 10
-	s := &testkit.LogsSink{Answer: func(_ context.Context, call int, _ plog.Logs) error {
-		if call == 1 {
-			return consumererror.NewPermanent(errors.New("malformed"))
-		}
-		return nil
-	}}
-	tel := componenttestTelemetry(t)
-	r := startWith(t, tel.settings(), cfg, s, host)
-	assert.Equal(t, wantLines(10, 30), s.WaitForBodies(t, 20))
-	assert.Equal(t, int64(1), tel.sum("otelcol_receiver_mergelog_consume_errors", isPermanent(true)))
-	require.NoError(t, r.Shutdown(context.Background()))
-
-	// A restart reads nothing again: the dropped batch was committed too.
-	again := &testkit.LogsSink{}
-	startReceiver(t, cfg, again, host)
-	testkit.AppendFile(t, filepath.Join(dir, "a.log"), "after restart\n")
-	assert.Equal(t, []string{"after restart"}, again.WaitForBodies(t, 1))
 }
 
 // A restart resumes at the checkpoint: nothing lost, nothing twice. An entry that was still

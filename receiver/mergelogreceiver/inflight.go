@@ -14,11 +14,12 @@ import (
 // accepted out of order; the ledgers commit each file only up to its first entry not settled,
 // so a refused batch (retried in its sender) holds back the commits after it.
 type flight struct {
-	b    *batch
-	logs plog.Logs // what is left to deliver (the records a partial failure names)
-	n    int
-	ctx  context.Context // the deliveries' context: it ends at the drain's deadline
-	err  error           // set when the drain's deadline interrupted the delivery: nothing of it settles
+	b         *batch
+	logs      plog.Logs
+	n         int
+	overLimit bool            // larger than max_bytes once encoded: sent in halves
+	ctx       context.Context // the deliveries' context: it ends at the drain's deadline
+	err       error           // set when the drain's deadline interrupted the delivery: nothing of it settles
 }
 
 // senders deliver up to max batches at once (batch.max_in_flight; 1 with merge, whose promise
@@ -47,8 +48,9 @@ func (d *delivery) startSenders(n int, tel *receiverTelemetry) {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
+			sender := d.newSender(tel)
 			for f := range s.queue {
-				f.err = d.deliver(f, tel)
+				f.err = d.deliver(sender, f)
 				s.landed <- f
 			}
 		}()
@@ -101,7 +103,8 @@ func (r *mergelogReceiver) send() {
 			return
 		}
 	}
-	f := &flight{b: d.batch, logs: d.batch.seal(), n: n, ctx: d.senders.ctx}
+	logs, overLimit := d.batch.seal(int(d.limits.MaxBytes))
+	f := &flight{b: d.batch, logs: logs, n: n, overLimit: overLimit, ctx: d.senders.ctx}
 	d.batch = d.takeBatch()
 	d.senders.inFlight++
 	d.senders.queue <- f
@@ -121,8 +124,7 @@ func (r *mergelogReceiver) unpark() {
 	r.send()
 }
 
-// land takes back a batch a sender is done with: accepted or refused for good, its records
-// settle and the files' checkpoints move; cut off by the drain's deadline, nothing of it
+// land takes back a batch a sender is done with: its records accepted or dropped, they settle and the files' checkpoints move; cut off by the drain's deadline, nothing of it
 // settles (it is read again after a restart) and nothing more is sent.
 func (r *mergelogReceiver) land(f *flight) {
 	d := &r.out

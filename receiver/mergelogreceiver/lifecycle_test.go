@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
+	"github.com/mergelog/otelcol-mergelog/internal/refusal"
 	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/metadata"
 )
 
@@ -61,10 +62,13 @@ func TestStartFailsWithoutTheStorageExtension(t *testing.T) {
 }
 
 // TestConsumeContract runs the collector's contract check: every generated record is accepted
-// or dropped (permanent error) exactly once, under random retryable and permanent errors.
+// or dropped (permanent error) exactly once, under random retryable and permanent errors. The
+// contract takes a permanent error for a drop: on_refusal drops on every class here (by
+// default a refusal not about the data is held instead, and its records accepted later).
 func TestConsumeContract(t *testing.T) {
 	dir := t.TempDir()
 	cfg := testConfig(dir)
+	cfg.OnRefusal = refusal.Policy{Size: refusal.Drop, Auth: refusal.Drop, Data: refusal.Drop, Other: refusal.Drop}
 	cfg.Include = []string{filepath.Join(dir, "*", "*.log")}
 	cfg.Batch.MaxRecords = 16
 	receivertest.CheckConsumeContract(receivertest.CheckConsumeContractParams{

@@ -70,7 +70,7 @@ func newReceiver(set receiver.Settings, cfg *Config, next consumer.Logs) (*merge
 	return &mergelogReceiver{
 		cfg: cfg, set: set, compiled: c, body: newBodyRules(cfg, c), chain: ch,
 		out: delivery{
-			next: next, obsrecv: obsrecv, logger: set.Logger, retry: cfg.RetryOnFailure, limits: cfg.Batch,
+			next: next, obsrecv: obsrecv, logger: set.Logger, retry: cfg.RetryOnFailure, onRefusal: cfg.OnRefusal, limits: cfg.Batch,
 			rawBody: cfg.Encoding == EncodingNop, numbers: cfg.IncludeFileRecordNumber,
 			store: checkpointStore{logger: set.Logger},
 		},
@@ -82,6 +82,7 @@ func newReceiver(set receiver.Settings, cfg *Config, next consumer.Logs) (*merge
 // reads and delivers.
 func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error {
 	r.warnIgnoredRetryKeys()
+	r.warnMaxBytes()
 	header, err := newHeaderParser(r.cfg.Header, r.set.TelemetrySettings)
 	if err != nil {
 		return err
@@ -265,6 +266,15 @@ func (r *mergelogReceiver) warnIgnoredRetryKeys() {
 	if rc.MaxElapsedTime > 0 {
 		r.set.Logger.Warn("retry_on_failure.max_elapsed_time is ignored: this receiver never gives up on a batch (file_log drops it after that time); it holds the file back instead",
 			zap.Duration("max_elapsed_time", rc.MaxElapsedTime))
+	}
+}
+
+// warnMaxBytes says, once at start, that batches above gRPC's default receive limit are
+// refused by a gateway that keeps it (they are then sent again in halves, which costs calls).
+func (r *mergelogReceiver) warnMaxBytes() {
+	if r.cfg.Batch.MaxBytes > grpcDefaultMaxRecv {
+		r.set.Logger.Warn("batch.max_bytes is above the 4 MiB a gRPC receiver accepts by default: unless the next hop's limit (e.g. the otlp receiver's max_recv_msg_size_mib) is raised to match, batches are refused for size and sent again in halves",
+			zap.Int64("max_bytes", int64(r.cfg.Batch.MaxBytes)))
 	}
 }
 

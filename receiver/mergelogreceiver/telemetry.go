@@ -8,6 +8,7 @@ import (
 
 	"github.com/mergelog/otelcol-mergelog/internal/filetrack"
 	"github.com/mergelog/otelcol-mergelog/internal/mergewindow"
+	"github.com/mergelog/otelcol-mergelog/internal/refusal"
 	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/metadata"
 )
 
@@ -18,6 +19,7 @@ type receiverTelemetry struct {
 	// Each measurement names the receiver, as the collector's own receiver metrics do, so that
 	// two mergelog receivers are told apart.
 	self, permanent, retryable metric.MeasurementOption
+	dropped                    [refusal.Other + 1]metric.MeasurementOption // by class
 	counts                     counts
 	lateSeen                   int64 // window.Late() at the last flush
 	bytesSeen, lostSeen        int64 // the tracker's BytesRead and BytesLost at the last flush
@@ -32,12 +34,16 @@ type counts struct {
 
 func newTelemetry(builder *metadata.TelemetryBuilder, id string) receiverTelemetry {
 	self := attribute.String(metadata.AttributeReceiver, id)
-	return receiverTelemetry{
+	t := receiverTelemetry{
 		builder:   builder,
 		self:      metric.WithAttributeSet(attribute.NewSet(self)),
 		permanent: metric.WithAttributeSet(attribute.NewSet(self, attribute.Bool(metadata.AttributePermanent, true))),
 		retryable: metric.WithAttributeSet(attribute.NewSet(self, attribute.Bool(metadata.AttributePermanent, false))),
 	}
+	for c := range t.dropped {
+		t.dropped[c] = metric.WithAttributeSet(attribute.NewSet(self, attribute.String(metadata.AttributeClass, refusal.Class(c).String())))
+	}
+	return t
 }
 
 // flush hands the counts, the merge window's late entries and the tracker's figures to the
@@ -79,14 +85,21 @@ func (t *receiverTelemetry) checkpointCorrupt(ctx context.Context, keys int) {
 	}
 }
 
-func (t *receiverTelemetry) consumeError(ctx context.Context, permanent bool) {
+// Refused counts one call the next consumer refused (refusal.Observer).
+func (t *receiverTelemetry) Refused(ctx context.Context, c refusal.Class) {
 	attrs := t.retryable
-	if permanent {
+	if c != refusal.Retryable {
 		attrs = t.permanent
 	}
 	t.builder.ReceiverMergelogConsumeErrors.Add(ctx, 1, attrs)
 }
 
-func (t *receiverTelemetry) consumeRetry(ctx context.Context) {
+// Retrying counts one wait before a batch is sent again (refusal.Observer).
+func (t *receiverTelemetry) Retrying(ctx context.Context) {
 	t.builder.ReceiverMergelogConsumeRetries.Add(ctx, 1, t.self)
+}
+
+// Dropped counts records dropped for a refusal of class c (refusal.Observer).
+func (t *receiverTelemetry) Dropped(ctx context.Context, n int, c refusal.Class) {
+	t.builder.ReceiverMergelogRecordsDropped.Add(ctx, int64(n), t.dropped[c])
 }

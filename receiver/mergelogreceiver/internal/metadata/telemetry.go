@@ -16,6 +16,9 @@ const (
 	// AttributePermanent is on ReceiverMergelogConsumeErrors: whether the next consumer's error
 	// was permanent.
 	AttributePermanent = "permanent"
+	// AttributeClass is on ReceiverMergelogRecordsDropped: the class of the refusal (size,
+	// auth, data, other).
+	AttributeClass = "class"
 )
 
 // Meter returns the meter of the receiver's internal telemetry.
@@ -38,6 +41,7 @@ type TelemetryBuilder struct {
 	ReceiverMergelogConsumeRetries     metric.Int64Counter
 	ReceiverMergelogMergeHoldDuration  metric.Float64Histogram
 	ReceiverMergelogOperatorErrors     metric.Int64Counter
+	ReceiverMergelogRecordsDropped     metric.Int64Counter
 }
 
 // NewTelemetryBuilder creates every instrument.
@@ -122,6 +126,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings) (*TelemetryBuilde
 		"otelcol_receiver_mergelog_operator_errors",
 		metric.WithDescription("Entries an operator failed to process, handled by its on_error (sent on or dropped) [Alpha]"),
 		metric.WithUnit("{entry}"),
+	)
+	errs = errors.Join(errs, err)
+	b.ReceiverMergelogRecordsDropped, err = m.Int64Counter(
+		"otelcol_receiver_mergelog_records_dropped",
+		metric.WithDescription("Records dropped because the next consumer refused them for good (as on_refusal says), by the class of the refusal; each is logged with its file and offset [Alpha]"),
+		metric.WithUnit("{record}"),
 	)
 	errs = errors.Join(errs, err)
 	return &b, errs
