@@ -13,8 +13,8 @@ import (
 
 // Observer counts what a Sender does.
 type Observer interface {
-	Refused(ctx context.Context, c Class)         // one call refused
-	Retrying(ctx context.Context)                 // one wait before sending again
+	Refused(ctx context.Context, c Class)        // one call refused
+	Retrying(ctx context.Context)                // one wait before sending again
 	Dropped(ctx context.Context, n int, c Class) // records dropped for a refusal of class c
 }
 

@@ -28,15 +28,15 @@ type batch struct {
 	groups  map[*resourceGroup]group
 	last    *resourceGroup // the group of the last record, and its records
 	records group
-	size    sizer   // bytes is the bound of the encoding it keeps
-	origins origins // where each record came from, to name the records dropped
+	size    sizer           // bytes is the bound of the encoding it keeps
+	origins origins         // where each record came from, to name the records dropped
 	outputs []*stanza.Entry // from operators, not yet converted
 	shared  []bool          // per output: not recycled (a router's route hands one entry to each of its outputs)
 	// marks settle entries once the batch is accepted: one per record, except a fan-out's
 	// copies, and entries that left a holding chain without a record of their own.
 	marks  []mark
-	n      int // records
-	bytes  int // bound of the encoded OTLP size (direct records), or an estimate (operators')
+	n      int       // records
+	bytes  int       // bound of the encoded OTLP size (direct records), or an estimate (operators')
 	opened time.Time // when the first record went in
 }
 

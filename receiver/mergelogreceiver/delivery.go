@@ -22,13 +22,13 @@ type delivery struct {
 	logger    *zap.Logger
 	retry     RetryConfig
 	onRefusal refusal.Policy
-	limits  BatchConfig
-	rawBody bool // encoding nop: bodies are Bytes values
-	numbers bool // include_file_record_number
-	batch   *batch
-	touched []*tailedFile // files with entries settled since the last commit
-	store   checkpointStore
-	senders senders
+	limits    BatchConfig
+	rawBody   bool // encoding nop: bodies are Bytes values
+	numbers   bool // include_file_record_number
+	batch     *batch
+	touched   []*tailedFile // files with entries settled since the last commit
+	store     checkpointStore
+	senders   senders
 	// parked: the batch is full and every sender is busy. Reading stops and the run goroutine
 	// only polls (holding the files open) until a slot frees: a long outage downstream must not
 	// stop it from opening the files a rotation creates, or it could not read them once they
