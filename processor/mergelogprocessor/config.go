@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/component"
+
+	"github.com/mergelog/otelcol-mergelog/internal/refusal"
 )
 
 // Config defines the configuration of the mergelog processor.
@@ -37,6 +39,10 @@ type Config struct {
 	// StorageID, if set, is the storage extension that keeps the records held and not yet
 	// accepted by the next consumer, so that a restart replays them.
 	StorageID *component.ID `mapstructure:"storage"`
+
+	// OnRefusal says what a refusal for good by the next consumer does, by what it is about
+	// (internal/refusal).
+	OnRefusal refusal.Policy `mapstructure:"on_refusal"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}

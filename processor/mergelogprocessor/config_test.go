@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/confmaptest"
 
+	"github.com/mergelog/otelcol-mergelog/internal/refusal"
 	"github.com/mergelog/otelcol-mergelog/processor/mergelogprocessor/internal/metadata"
 )
 
@@ -33,6 +34,8 @@ func TestLoadConfig(t *testing.T) {
 			ReleaseInterval:  250 * time.Millisecond,
 			MaxHeld:          5000,
 			StorageID:        &storageID,
+			OnRefusal: refusal.Policy{Size: refusal.Split, Auth: refusal.Hold, Data: refusal.Drop, Other: refusal.Hold,
+				HoldCodes: []string{"FAILED_PRECONDITION"}},
 		}},
 		{name: "empty_merge_key", wantErr: []string{"merge_key: must name at least one resource attribute"}},
 		{name: "blank_names", wantErr: []string{
@@ -47,6 +50,7 @@ func TestLoadConfig(t *testing.T) {
 		{name: "tick_longer_than_delay", wantErr: []string{"release_interval: must be more than 0 and at most max_delay (1s) (got 2s)"}},
 		{name: "bad_max_held", wantErr: []string{"max_held: must be at least 1 (got 0)"}},
 		{name: "unknown_key", wantErr: []string{"window"}},
+		{name: "bad_on_refusal", wantErr: []string{"on_refusal", `size: "wait" is not one of`}},
 	}
 	for _, tt := range tests {
 		id := component.NewIDWithName(metadata.Type, tt.name)
@@ -80,6 +84,7 @@ func TestDefaultConfig(t *testing.T) {
 		IdleTimeout:      2 * time.Second,
 		ReleaseInterval:  100 * time.Millisecond,
 		MaxHeld:          100_000,
+		OnRefusal:        refusal.Policy{Size: refusal.Split, Auth: refusal.Hold, Data: refusal.Split, Other: refusal.SplitThenHold},
 	}, cfg)
 	assert.NoError(t, cfg.Validate())
 }

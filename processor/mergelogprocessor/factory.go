@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/processor"
 
+	"github.com/mergelog/otelcol-mergelog/internal/refusal"
 	"github.com/mergelog/otelcol-mergelog/processor/mergelogprocessor/internal/metadata"
 )
 
@@ -31,6 +32,7 @@ func createDefaultConfig() component.Config {
 		IdleTimeout:     2 * time.Second,
 		ReleaseInterval: 100 * time.Millisecond,
 		MaxHeld:         100_000,
+		OnRefusal:       refusal.DefaultPolicy(),
 	}
 }
 

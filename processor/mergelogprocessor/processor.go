@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/processor/processorhelper"
 	"go.uber.org/zap"
 
+	"github.com/mergelog/otelcol-mergelog/internal/refusal"
 	"github.com/mergelog/otelcol-mergelog/internal/storageext"
 )
 
@@ -42,7 +43,8 @@ type mergelogProcessor struct {
 	queue   outQueue
 	keyBuf  []byte // scratch for merge keys, under mu
 
-	store *batchStore // nil without storage
+	store  *batchStore     // nil without storage
+	sender *refusal.Sender // of the goroutine that delivers (run, then shutdown)
 
 	stop    chan struct{} // closed at shutdown
 	done    chan struct{} // closed when run returns
@@ -64,6 +66,7 @@ func newMergelogProcessor(set processor.Settings, cfg *Config, next consumer.Log
 		done:    make(chan struct{}),
 	}
 	p.queue.init()
+	p.sender = p.newSender()
 	return p, nil
 }
 
@@ -219,7 +222,7 @@ func (p *mergelogProcessor) run(ticks <-chan time.Time, stopTicker func()) {
 			p.tick()
 		case <-p.queue.ready:
 		}
-		p.deliver(ctx, p.stop)
+		p.deliver(ctx)
 	}
 }
 
@@ -240,13 +243,13 @@ func (p *mergelogProcessor) shutdown(ctx context.Context) error {
 	p.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, shutdownDeliveryTimeout)
 	defer cancel()
-	p.deliver(ctx, ctx.Done())
+	p.deliver(ctx)
 	if left := p.queue.records(); left > 0 {
 		if p.store != nil {
 			p.logger.Warn("Shutdown before every record held was delivered; the rest stay stored and are replayed at the next start",
 				zap.Int("records", left))
 		} else {
-			p.tel.dropped(left)
+			p.tel.droppedAtShutdown(left)
 			p.logger.Error("Shutdown before every record held was delivered; without storage they are lost",
 				zap.Int("records", left))
 		}

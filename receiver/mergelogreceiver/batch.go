@@ -28,7 +28,7 @@ type batch struct {
 	groups  map[*resourceGroup]group
 	last    *resourceGroup // the group of the last record, and its records
 	records group
-	size    sizer           // bytes is the bound of the encoding it keeps
+	size    *sizer          // the delivery's: bytes is the bound of the encoding it keeps
 	origins origins         // where each record came from, to name the records dropped
 	outputs []*stanza.Entry // from operators, not yet converted
 	shared  []bool          // per output: not recycled (a router's route hands one entry to each of its outputs)
@@ -40,8 +40,8 @@ type batch struct {
 	opened time.Time // when the first record went in
 }
 
-func newBatch(capacity int) *batch {
-	b := &batch{marks: make([]mark, 0, capacity), groups: map[*resourceGroup]group{}, size: newSizer()}
+func newBatch(capacity int, size *sizer) *batch {
+	b := &batch{marks: make([]mark, 0, capacity), groups: map[*resourceGroup]group{}, size: size}
 	b.reset()
 	return b
 }

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/confmaptest"
 
+	"github.com/mergelog/otelcol-mergelog/internal/refusal"
 	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/metadata"
 )
 
@@ -88,6 +89,8 @@ func TestConfigFull(t *testing.T) {
 		Batch:          BatchConfig{MaxRecords: 500, MaxBytes: 1 << 20, Timeout: time.Second, MaxInFlight: 4},
 		RetryOnFailure: RetryConfig{Enabled: &enabled, InitialInterval: 50 * time.Millisecond, MaxInterval: 10 * time.Second, MaxElapsedTime: 5 * time.Minute},
 		Watch:          WatchConfig{Enabled: false, FullScanInterval: 30 * time.Second},
+		OnRefusal: refusal.Policy{Size: refusal.Split, Auth: refusal.Hold, Data: refusal.Drop, Other: refusal.Hold,
+			HoldCodes: []string{"FailedPrecondition"}},
 	}
 	assert.Equal(t, want, cfg)
 }
@@ -99,6 +102,8 @@ func TestConfigInvalidNamesTheKey(t *testing.T) {
 		"negative_size":                 "max_log_size",
 		"negative_batch_bytes":          "batch: max_bytes",
 		"merge_without_timestamp":       "merge.enabled",
+		"bad_refusal_action":            "on_refusal: data",
+		"bad_hold_code":                 "on_refusal: hold_codes",
 		"bad_timestamp_layout":          "timestamp: layout",
 		"bad_location":                  "timestamp: location",
 		"no_include":                    "include",

@@ -26,6 +26,7 @@ type delivery struct {
 	rawBody   bool // encoding nop: bodies are Bytes values
 	numbers   bool // include_file_record_number
 	batch     *batch
+	size      sizer         // the batches': the next record is measured here before it goes into one
 	touched   []*tailedFile // files with entries settled since the last commit
 	store     checkpointStore
 	senders   senders

@@ -72,7 +72,7 @@ func (d *delivery) takeBatch() *batch {
 		s.free = s.free[:n-1]
 		return b
 	}
-	return newBatch(d.limits.MaxRecords)
+	return newBatch(d.limits.MaxRecords, &d.size)
 }
 
 // send hands the batch to a sender. While max batches are in flight (the backpressure) the

@@ -122,7 +122,8 @@ func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error
 	}
 	r.read = reading{tracker: tracker, files: map[uint64]*tailedFile{}, resources: newResources(r.compiled.resource),
 		decoder: r.compiled.coding.lineDecoder()}
-	r.out.batch = newBatch(r.cfg.Batch.MaxRecords)
+	r.out.size = newSizer()
+	r.out.batch = newBatch(r.cfg.Batch.MaxRecords, &r.out.size)
 	inFlight := r.cfg.Batch.MaxInFlight
 	if r.cfg.Merge.Enabled {
 		r.merge = newMergeStage(r.cfg.Merge)

@@ -151,9 +151,10 @@ func TestBatchBytesBoundTheEncoding(t *testing.T) {
 		m.PutStr("k8s.namespace.name", strings.Repeat("n", rng.IntN(200)))
 		groups[i] = &resourceGroup{attrs: m}
 	}
-	var z plog.ProtoMarshaler
+	var marshaler plog.ProtoMarshaler
 	for _, rawBody := range []bool{false, true} {
-		b := newBatch(16)
+		z := newSizer()
+		b := newBatch(16, &z)
 		for round := range 20 {
 			for range 1 + rng.IntN(300) {
 				attrs := pcommon.NewMap()
@@ -167,7 +168,7 @@ func TestBatchBytesBoundTheEncoding(t *testing.T) {
 				b.add(e, n)
 			}
 			ld, _ := b.seal(0)
-			encoded, err := z.MarshalLogs(ld)
+			encoded, err := marshaler.MarshalLogs(ld)
 			require.NoError(t, err)
 			assert.GreaterOrEqual(t, b.bytes, len(encoded), "never below the encoding")
 			assert.LessOrEqual(t, b.bytes, len(encoded)+groupSlack*ld.ResourceLogs().Len())

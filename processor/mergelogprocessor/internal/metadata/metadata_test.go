@@ -4,6 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
 	"github.com/mergelog/otelcol-mergelog/internal/metadatatest"
 )
 
@@ -17,13 +20,14 @@ func TestMetadata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// One value on each instrument; the processor records them without attributes.
+	// One value on each instrument; the processor records them without attributes, but for
+	// records_dropped's class.
 	ctx := context.Background()
 	tb.ProcessorMergelogRecordsHeld.Add(ctx, 1)
 	tb.ProcessorMergelogRecordsLate.Add(ctx, 1)
 	tb.ProcessorMergelogRecordsReleasedEarly.Add(ctx, 1)
 	tb.ProcessorMergelogRecordsReplayed.Add(ctx, 1)
-	tb.ProcessorMergelogRecordsDropped.Add(ctx, 1)
+	tb.ProcessorMergelogRecordsDropped.Add(ctx, 1, metric.WithAttributes(attribute.String(AttributeClass, "data")))
 	tb.ProcessorMergelogConsumeRetries.Add(ctx, 1)
 	tb.ProcessorMergelogSourcesIdle.Add(ctx, 1)
 	tb.ProcessorMergelogHoldDuration.Record(ctx, 0.5)

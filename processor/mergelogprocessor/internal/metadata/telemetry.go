@@ -7,6 +7,10 @@ import (
 	"go.opentelemetry.io/otel/metric"
 )
 
+// AttributeClass is on ProcessorMergelogRecordsDropped: the class of the refusal (size, auth,
+// data, other), or shutdown.
+const AttributeClass = "class"
+
 // Meter returns the meter of the processor's internal telemetry.
 func Meter(settings component.TelemetrySettings) metric.Meter {
 	return settings.MeterProvider.Meter(ScopeName)
@@ -55,7 +59,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings) (*TelemetryBuilde
 	errs = errors.Join(errs, err)
 	b.ProcessorMergelogRecordsDropped, err = m.Int64Counter(
 		"otelcol_processor_mergelog_records_dropped",
-		metric.WithDescription("Records the next consumer refused with a permanent error, or that were still held at shutdown without storage and could not be delivered. [Alpha]"),
+		metric.WithDescription("Records dropped because the next consumer refused them for good (as on_refusal says), or still held at shutdown without storage and not delivered, by class (a refusal's, or shutdown). [Alpha]"),
 		metric.WithUnit("{record}"),
 	)
 	errs = errors.Join(errs, err)

@@ -38,6 +38,7 @@ func TestMetadata(t *testing.T) {
 	tb.ReceiverMergelogConsumeRetries.Add(ctx, 1, opt)
 	tb.ReceiverMergelogMergeHoldDuration.Record(ctx, 0.5, opt)
 	tb.ReceiverMergelogOperatorErrors.Add(ctx, 1, opt)
+	tb.ReceiverMergelogRecordsDropped.Add(ctx, 1, metric.WithAttributes(self, attribute.String(AttributeClass, "data")))
 	metadatatest.CheckTelemetry(t, md, tb, reader, ScopeName)
 
 	metadatatest.CheckREADME(t, md, "../../README.md")
