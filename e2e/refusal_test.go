@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -70,6 +71,25 @@ service:
 `, filepath.Join(root, "var", "log", "pods", "*", "*", "*.log"), storage, grpcPort, compression, promTelemetry(promPort)))}
 }
 
+// shippedGateway returns the shipped gateway config and an override merged over it: OTLP on
+// 127.0.0.1 (gRPC on grpcPort), the health check on any port, and rest (its exporter and
+// pipeline).
+func shippedGateway(t *testing.T, root string, grpcPort int, rest string) []string {
+	t.Helper()
+	return []string{gatewayConfig, testkit.WriteFile(t, filepath.Join(root, "gateway-override.yaml"), fmt.Sprintf(`
+receivers:
+  otlp:
+    protocols:
+      grpc:
+        endpoint: 127.0.0.1:%d
+      http:
+        endpoint: 127.0.0.1:%d
+extensions:
+  health_check:
+    endpoint: 127.0.0.1:0
+%s`, grpcPort, freePort(t), rest))}
+}
+
 // writeEntries appends entries to the pod's CRI log, each "<id> " and x's up to its size, split
 // into 16 KiB pieces (P, ..., F) as the kubelet's runtime writes long lines; it returns the
 // ids with their bodies' sizes.
@@ -79,11 +99,6 @@ func writeEntries(t *testing.T, root, prefix string, sizes []struct{ size, n int
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = f.Close() }()
 	want := map[string]int{}
 	var b strings.Builder
 	ts := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
@@ -101,9 +116,7 @@ func writeEntries(t *testing.T, root, prefix string, sizes []struct{ size, n int
 			ts = ts.Add(time.Millisecond)
 		}
 	}
-	if _, err := f.WriteString(b.String()); err != nil {
-		t.Fatal(err)
-	}
+	testkit.AppendFile(t, path, b.String())
 	return want
 }
 
@@ -154,17 +167,7 @@ func TestRefusalShippedAgentToShippedGateway(t *testing.T) {
 	want := writeEntries(t, root, "e", entrySizes)
 	grpcPort, agentProm, gwProm := freePort(t), freePort(t), freePort(t)
 	out := filepath.Join(root, "gateway-out.jsonl")
-	gw := startCollector(t, gatewayConfig, testkit.WriteFile(t, filepath.Join(root, "gateway-override.yaml"), fmt.Sprintf(`
-receivers:
-  otlp:
-    protocols:
-      grpc:
-        endpoint: 127.0.0.1:%d
-      http:
-        endpoint: 127.0.0.1:%d
-extensions:
-  health_check:
-    endpoint: 127.0.0.1:0
+	gw := startCollector(t, shippedGateway(t, root, grpcPort, fmt.Sprintf(`
 exporters:
   file:
     path: %q
@@ -173,7 +176,7 @@ service:
   pipelines:
     logs:
       exporters: [file]
-`, grpcPort, freePort(t), out, promTelemetry(gwProm))))
+`, out, promTelemetry(gwProm)))...)
 	agent := startCollector(t, shippedAgent(t, root, grpcPort, "snappy", agentProm)...)
 	logOnFailure(t, "agent", agent)
 	recs := waitRecords(t, gw, out, len(want))
@@ -201,10 +204,10 @@ func (g *fakeGateway) Export(_ context.Context, req plogotlp.ExportRequest) (plo
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	forEachBody(req.Logs(), func(body string) {
+	for _, body := range testkit.BodiesOf(req.Logs()) {
 		id, _, _ := strings.Cut(body, " ")
 		g.got[id]++
-	})
+	}
 	return plogotlp.NewExportResponse(), nil
 }
 
@@ -216,16 +219,6 @@ func (g *fakeGateway) accepted() map[string]int {
 		out[k] = v
 	}
 	return out
-}
-
-func forEachBody(ld plog.Logs, f func(string)) {
-	for _, rl := range ld.ResourceLogs().All() {
-		for _, sl := range rl.ScopeLogs().All() {
-			for _, lr := range sl.LogRecords().All() {
-				f(lr.Body().AsString())
-			}
-		}
-	}
 }
 
 // startFakeGateway serves a fakeGateway (with gRPC's default 4 MiB limit) and returns it and
@@ -317,9 +310,7 @@ func TestRefusalGatewayRefusesOneRecord(t *testing.T) {
 	root := t.TempDir()
 	const poison = "e-200-123"
 	g, port := startFakeGateway(t, func(ld plog.Logs) error {
-		var bad bool
-		forEachBody(ld, func(body string) { bad = bad || strings.HasPrefix(body, poison+" ") })
-		if bad {
+		if slices.ContainsFunc(testkit.BodiesOf(ld), func(body string) bool { return strings.HasPrefix(body, poison+" ") }) {
 			return status.Error(codes.InvalidArgument, "record "+poison+" is invalid")
 		}
 		return nil
@@ -376,27 +367,17 @@ func TestRefusalGatewayPipelineFailsForGood(t *testing.T) {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		forEachBody(req.Logs(), func(body string) {
+		for _, body := range testkit.BodiesOf(req.Logs()) {
 			id, _, _ := strings.Cut(body, " ")
 			got[id]++
-		})
+		}
 		w.Header().Set("Content-Type", "application/x-protobuf")
 		resp, _ := plogotlp.NewExportResponse().MarshalProto()
 		_, _ = w.Write(resp)
 	}))
 	defer backend.Close()
 	grpcPort := freePort(t)
-	gw := startCollector(t, gatewayConfig, testkit.WriteFile(t, filepath.Join(root, "gateway-override.yaml"), fmt.Sprintf(`
-receivers:
-  otlp:
-    protocols:
-      grpc:
-        endpoint: 127.0.0.1:%d
-      http:
-        endpoint: 127.0.0.1:%d
-extensions:
-  health_check:
-    endpoint: 127.0.0.1:0
+	gw := startCollector(t, shippedGateway(t, root, grpcPort, fmt.Sprintf(`
 exporters:
   otlp_http:
     logs_endpoint: %s/v1/logs
@@ -413,7 +394,7 @@ service:
     logs:
       processors: [memory_limiter]
       exporters: [otlp_http]
-`, grpcPort, freePort(t), backend.URL)))
+`, backend.URL))...)
 	logOnFailure(t, "gateway", gw)
 	want := writeEntries(t, root, "e", []struct{ size, n int }{{200, 500}, {3 << 10, 100}})
 	agentProm := freePort(t)

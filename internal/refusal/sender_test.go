@@ -74,17 +74,7 @@ func batchOf(n int) plog.Logs {
 	return ld
 }
 
-// bodies returns ld's record bodies in order.
-func bodies(ld plog.Logs) []string {
-	var out []string
-	for i := range ld.LogRecordCount() {
-		r, _ := recordAt(ld, i)
-		out = append(out, r.Body().Str())
-	}
-	return out
-}
-
-func hasBody(ld plog.Logs, body string) bool { return slices.Contains(bodies(ld), body) }
+func hasBody(ld plog.Logs, body string) bool { return slices.Contains(testkit.BodiesOf(ld), body) }
 
 func newSender(policy Policy, sink *testkit.LogsSink, obs *counter, logger *zap.Logger) *Sender {
 	return &Sender{
@@ -262,11 +252,11 @@ func TestSliceKeepsOrderResourceAndScope(t *testing.T) {
 	for from := range 10 {
 		for to := from; to <= 10; to++ {
 			s := Slice(ld, from, to)
-			var wantBodies []string
+			wantBodies := []string{}
 			for i := from; i < to; i++ {
 				wantBodies = append(wantBodies, fmt.Sprintf("r%d", i))
 			}
-			assert.Equal(t, wantBodies, bodies(s))
+			assert.Equal(t, wantBodies, testkit.BodiesOf(s))
 			for i := range s.ResourceLogs().Len() {
 				rl := s.ResourceLogs().At(i)
 				half, _ := rl.Resource().Attributes().Get("half")

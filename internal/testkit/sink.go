@@ -75,20 +75,30 @@ func (s *LogsSink) RecordCount() int {
 func (s *LogsSink) Records() []plog.LogRecord {
 	var out []plog.LogRecord
 	for _, ld := range s.Batches() {
-		for _, rl := range ld.ResourceLogs().All() {
-			for _, sl := range rl.ScopeLogs().All() {
-				for _, lr := range sl.LogRecords().All() {
-					out = append(out, lr)
-				}
+		out = appendRecords(out, ld)
+	}
+	return out
+}
+
+// Bodies returns the bodies of the accepted records, as strings, in delivery order.
+func (s *LogsSink) Bodies() []string { return bodies(s.Records()) }
+
+// BodiesOf returns the bodies of ld's records, as strings, in order (resource by resource,
+// scope by scope).
+func BodiesOf(ld plog.Logs) []string { return bodies(appendRecords(nil, ld)) }
+
+func appendRecords(out []plog.LogRecord, ld plog.Logs) []plog.LogRecord {
+	for _, rl := range ld.ResourceLogs().All() {
+		for _, sl := range rl.ScopeLogs().All() {
+			for _, lr := range sl.LogRecords().All() {
+				out = append(out, lr)
 			}
 		}
 	}
 	return out
 }
 
-// Bodies returns the bodies of the accepted records, as strings, in delivery order.
-func (s *LogsSink) Bodies() []string {
-	recs := s.Records()
+func bodies(recs []plog.LogRecord) []string {
 	out := make([]string, len(recs))
 	for i, lr := range recs {
 		out[i] = lr.Body().AsString()

@@ -2,6 +2,7 @@ package mergelogprocessor
 
 import (
 	"context"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -14,18 +15,7 @@ import (
 	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 )
 
-func hasBody(ld plog.Logs, body string) bool {
-	for _, rl := range ld.ResourceLogs().All() {
-		for _, sl := range rl.ScopeLogs().All() {
-			for _, lr := range sl.LogRecords().All() {
-				if lr.Body().Str() == body {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
+func hasBody(ld plog.Logs, body string) bool { return slices.Contains(testkit.BodiesOf(ld), body) }
 
 // A record the next consumer refuses as invalid is dropped alone and counted; the records
 // around it go out in order.

@@ -30,18 +30,7 @@ func ofClass(class string) func(attribute.Set) bool {
 	}
 }
 
-func hasBody(ld plog.Logs, body string) bool {
-	for _, rl := range ld.ResourceLogs().All() {
-		for _, sl := range rl.ScopeLogs().All() {
-			for _, lr := range sl.LogRecords().All() {
-				if lr.Body().Str() == body {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
+func hasBody(ld plog.Logs, body string) bool { return slices.Contains(testkit.BodiesOf(ld), body) }
 
 // A record the next consumer refuses as invalid is dropped alone: counted, logged with its file
 // and offset, and checkpointed past, while every other record of its batch arrives once.
@@ -174,5 +163,19 @@ func TestBatchBytesBoundTheEncoding(t *testing.T) {
 			assert.LessOrEqual(t, b.bytes, len(encoded)+groupSlack*ld.ResourceLogs().Len())
 			b.reset()
 		}
+	}
+}
+
+// Start warns when batch.max_bytes is above what a gRPC server accepts by default, and only then.
+func TestStartWarnsAboveTheGRPCDefaultLimit(t *testing.T) {
+	for _, maxBytes := range []ByteSize{defaultMaxBytes, grpcDefaultMaxRecv, grpcDefaultMaxRecv + 1} {
+		cfg := testConfig(t.TempDir())
+		cfg.Batch.MaxBytes = maxBytes
+		core, logs := observer.New(zap.WarnLevel)
+		set := componenttestTelemetry(t).settings()
+		set.Logger = zap.New(core)
+		startWith(t, set, cfg, &testkit.CountingSink{}, nil)
+		warned := logs.FilterMessageSnippet("batch.max_bytes").Len()
+		assert.Equal(t, maxBytes > grpcDefaultMaxRecv, warned == 1, "max_bytes %d: %d warnings", maxBytes, warned)
 	}
 }
