@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -328,7 +329,7 @@ func TestRefusalGatewayRefusesOneRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	offset := strings.LastIndexByte(string(content[:strings.Index(string(content), " F "+poison+" ")]), '\n') + 1
+	offset := bytes.LastIndexByte(content[:bytes.Index(content, []byte(" F "+poison+" "))], '\n') + 1
 	var named bool
 	for _, line := range strings.Split(agent.out.String(), "\n") {
 		named = named || strings.Contains(line, "dropped") && strings.Contains(line, logPath) && strings.Contains(line, fmt.Sprintf(`"offset": %d,`, offset))
