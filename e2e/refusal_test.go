@@ -339,9 +339,9 @@ func TestRefusalGatewayRefusesOneRecord(t *testing.T) {
 	}
 }
 
-// A gateway collector whose own exporter fails for good (its backend answers 500 for 10 s,
-// which otlp_http calls permanent): the gateway answers the agent Unknown, the agent finds both
-// halves refused and holds; nothing is lost.
+// The shipped gateway collector whose own exporter (otlp_http, no queue) fails for good: its
+// backend answers 500 for 10 s, which otlp_http calls permanent; the gateway answers the agent
+// Unknown, the agent finds both halves refused and holds; nothing is lost.
 func TestRefusalGatewayPipelineFailsForGood(t *testing.T) {
 	needCollector(t)
 	refusalEnv(t)
@@ -393,7 +393,6 @@ service:
       level: none
   pipelines:
     logs:
-      processors: [memory_limiter]
       exporters: [otlp_http]
 `, backend.URL))...)
 	logOnFailure(t, "gateway", gw)
