@@ -329,7 +329,11 @@ func TestRefusalGatewayRefusesOneRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	offset := bytes.LastIndexByte(content[:bytes.Index(content, []byte(" F "+poison+" "))], '\n') + 1
+	at := bytes.Index(content, []byte(" F "+poison+" "))
+	if at < 0 {
+		t.Fatalf("%s: no line of %s", logPath, poison)
+	}
+	offset := bytes.LastIndexByte(content[:at], '\n') + 1
 	var named bool
 	for _, line := range strings.Split(agent.out.String(), "\n") {
 		named = named || strings.Contains(line, "dropped") && strings.Contains(line, logPath) && strings.Contains(line, fmt.Sprintf(`"offset": %d,`, offset))
