@@ -120,9 +120,10 @@ func (b *batch) measure(e *entry, rawBody, recordNumber bool) (size, groupSize i
 		lr = b.size.next
 		fillRecord(lr, e, rawBody, recordNumber)
 	}
-	g := e.s.f.resource
-	if _, ok := b.groups[g]; !ok {
-		groupSize = b.size.probe(g)
+	if g := e.s.f.resource; g != b.last {
+		if _, ok := b.groups[g]; !ok {
+			groupSize = b.size.probe(g)
+		}
 	}
 	return b.size.record(lr), groupSize
 }
