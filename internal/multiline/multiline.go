@@ -26,6 +26,13 @@
 //     entry of one line; other lines are orphans.
 //   - end: every line joins the open entry; an end line emits it (file_log's line_end_pattern).
 //
+//   - detect (Config.Detect): no pattern; a stacktrace.Detector decides, line by line, whether a
+//     line joins the open entry (a stack trace's lines, the log line a trace's frames follow) or
+//     starts the next one. Every line waits in the open entry until the next line (or Flush) says
+//     which. Lines the Detector calls Maybe join it tentatively: when a Start comes instead of
+//     the Join that confirms them, the entry goes out without them, and they are given to the
+//     Detector again, the first of them starting an entry (see detect.go).
+//
 // Start, continue and end together are rejected: the order of the checks would be arbitrary.
 //
 // Flush emits what is open as one entry, as file_log flushes its buffer; only start+end and
@@ -59,12 +66,15 @@ import (
 	"errors"
 
 	"github.com/mergelog/otelcol-mergelog/internal/linestart"
+	"github.com/mergelog/otelcol-mergelog/internal/stacktrace"
 )
 
 // Config selects the mode and the caps.
 type Config struct {
 	// Start, Continue and End are the patterns; which of them are non-nil picks the mode.
 	Start, Continue, End *linestart.Matcher
+	// Detect, when not empty, joins the stack traces of these languages (no pattern may be set).
+	Detect stacktrace.Set
 	// MaxLines > 0 caps the lines of an entry; 0 means no cap.
 	MaxLines int
 	// MaxBytes > 0 caps the length of an entry's text; 0 means no cap. See Truncate.
@@ -99,6 +109,7 @@ const (
 	modeEnd
 	modeStartEnd
 	modeContinueEnd
+	modeDetect
 )
 
 // Joiner joins lines into entries. It is not safe for concurrent use.
@@ -115,6 +126,8 @@ type Joiner struct {
 	// bounds marks where each kept line of the open entry ends, in start+end and continue+end
 	// only: there an entry that never sees its end line goes out line by line.
 	bounds []bound
+
+	detect *detecting // in detect mode
 
 	stats Stats
 }
@@ -134,6 +147,11 @@ func New(cfg Config, sink Sink) (*Joiner, error) {
 	}
 	j := &Joiner{cfg: cfg, sink: sink, end: -1}
 	switch start, cont, end := cfg.Start != nil, cfg.Continue != nil, cfg.End != nil; {
+	case cfg.Detect != 0 && (start || cont || end):
+		return nil, errors.New("multiline: stack trace detection cannot be combined with patterns")
+	case cfg.Detect != 0:
+		j.mode = modeDetect
+		j.detect = &detecting{det: stacktrace.New(cfg.Detect)}
 	case start && cont && end:
 		return nil, errors.New("multiline: start, continue and end patterns cannot all be set: " +
 			"use start+continue, start+end or continue+end")
@@ -217,6 +235,8 @@ func (j *Joiner) Add(line []byte, end int64) {
 		if j.cfg.End.Match(line) {
 			j.emit()
 		}
+	case modeDetect:
+		j.addDetected(line, end)
 	}
 }
 
@@ -225,6 +245,8 @@ func (j *Joiner) Flush() {
 	switch j.mode {
 	case modeStartEnd, modeContinueEnd:
 		j.unmatched()
+	case modeDetect:
+		j.flushDetected()
 	default:
 		j.emit()
 	}
@@ -333,7 +355,7 @@ func (j *Joiner) addSplit(line []byte, end int64, maxBytes int) {
 
 // bound records that the line just appended, which ends at end, ends at the end of the text.
 func (j *Joiner) bound(end int64) {
-	if j.mode >= modeStartEnd {
+	if j.mode == modeStartEnd || j.mode == modeContinueEnd || j.detect != nil && j.detect.tentative {
 		j.bounds = append(j.bounds, bound{to: len(j.buf), end: end})
 	}
 }
@@ -402,4 +424,7 @@ func (j *Joiner) reset() {
 	j.lines = 0
 	j.end = -1
 	j.bounds = j.bounds[:0]
+	if j.detect != nil {
+		j.detect.tentative = false
+	}
 }

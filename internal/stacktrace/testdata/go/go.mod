@@ -1,0 +1,3 @@
+module stacktrace/testdata/go
+
+go 1.26
