@@ -25,7 +25,6 @@
 //     orphans, line by line. Outside an entry, an end line that is not a continuation line is an
 //     entry of one line; other lines are orphans.
 //   - end: every line joins the open entry; an end line emits it (file_log's line_end_pattern).
-//
 //   - detect (Config.Detect): no pattern; a stacktrace.Detector decides, line by line, whether a
 //     line joins the open entry (a stack trace's lines, the log line a trace's frames follow) or
 //     starts the next one. Every line waits in the open entry until the next line (or Flush) says
