@@ -10,6 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/mergelog/otelcol-mergelog/internal/linestart"
+	"github.com/mergelog/otelcol-mergelog/internal/stacktrace"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -277,60 +278,66 @@ func FuzzJoin(f *testing.F) {
 	f.Add([]byte("a\nbE\nccccccccccccE"), uint8(6), uint8(3), uint8(4), false)
 	S, C, E := pattern(f, `S`), pattern(f, `[ \t]`), pattern(f, `.*E$`)
 	modes := []Config{{}, {Start: S}, {Continue: C}, {Start: S, Continue: C}, {Start: S, End: E},
-		{Continue: C, End: E}, {End: E}}
+		{Continue: C, End: E}, {End: E}, {Detect: stacktrace.All}}
 	f.Fuzz(func(t *testing.T, data []byte, mode, maxLines, maxBytes uint8, truncate bool) {
 		cfg := modes[int(mode)%len(modes)]
 		cfg.MaxLines = int(maxLines % 6)
 		cfg.MaxBytes = int(maxBytes % 24)
 		cfg.Truncate = truncate
-		lines := strings.Split(string(data), "\n")
-		got, stats := join(t, cfg, lines)
-		require.EqualValues(t, len(got), stats.Entries)
-		for _, e := range got {
-			if cfg.MaxBytes > 0 {
-				require.LessOrEqual(t, len(e.Text), cfg.MaxBytes, "entry %q", e.Text)
-			}
-			if cfg.MaxLines > 0 {
-				require.LessOrEqual(t, strings.Count(e.Text, "\n")+1, cfg.MaxLines, "entry %q", e.Text)
-			}
-		}
-		if truncate && cfg.MaxBytes > 0 {
-			return
-		}
-		require.Zero(t, stats.TruncatedBytes)
-
-		input := strings.Join(lines, "\n")
-		lineEnds := ends(lines)
-		lineAt := make([]int, len(input)+1) // the line each position of input is in
-		for i, l := 0, 0; i <= len(input); i++ {
-			lineAt[i] = l
-			if i < len(input) && input[i] == '\n' {
-				l++
-			}
-		}
-		pos := 0
-		for i, e := range got {
-			require.True(t, strings.HasPrefix(input[pos:], e.Text), "entry %d %q at %d of %q", i, e.Text, pos, input)
-			from := pos
-			// The position after the entry is in its last line (a '\n' belongs to the line before).
-			pos += len(e.Text)
-			last := lineAt[pos]
-			var want int64
-			switch atEnd := pos == len(input) || input[pos] == '\n'; {
-			case atEnd:
-				want = lineEnds[last]
-			case lineAt[from] < last:
-				want = lineEnds[last-1] // cut inside a line: the last line that ends in the entry
-			default:
-				want = lineEnds[last] - 1 // a piece inside one line: an offset inside it
-			}
-			require.Equal(t, want, e.End, "end of entry %d %q", i, e.Text)
-			if pos < len(input) && input[pos] == '\n' {
-				pos++
-			}
-		}
-		require.Equal(t, len(input), pos, "entries %q do not cover %q", got, input)
+		checkJoin(t, cfg, data)
 	})
+}
+
+// checkJoin joins the lines of data with cfg and checks what FuzzJoin says.
+func checkJoin(t *testing.T, cfg Config, data []byte) {
+	t.Helper()
+	lines := strings.Split(string(data), "\n")
+	got, stats := join(t, cfg, lines)
+	require.EqualValues(t, len(got), stats.Entries)
+	for _, e := range got {
+		if cfg.MaxBytes > 0 {
+			require.LessOrEqual(t, len(e.Text), cfg.MaxBytes, "entry %q", e.Text)
+		}
+		if cfg.MaxLines > 0 {
+			require.LessOrEqual(t, strings.Count(e.Text, "\n")+1, cfg.MaxLines, "entry %q", e.Text)
+		}
+	}
+	if cfg.Truncate && cfg.MaxBytes > 0 {
+		return
+	}
+	require.Zero(t, stats.TruncatedBytes)
+
+	input := strings.Join(lines, "\n")
+	lineEnds := ends(lines)
+	lineAt := make([]int, len(input)+1) // the line each position of input is in
+	for i, l := 0, 0; i <= len(input); i++ {
+		lineAt[i] = l
+		if i < len(input) && input[i] == '\n' {
+			l++
+		}
+	}
+	pos := 0
+	for i, e := range got {
+		require.True(t, strings.HasPrefix(input[pos:], e.Text), "entry %d %q at %d of %q", i, e.Text, pos, input)
+		from := pos
+		// The position after the entry is in its last line (a '\n' belongs to the line before).
+		pos += len(e.Text)
+		last := lineAt[pos]
+		var want int64
+		switch atEnd := pos == len(input) || input[pos] == '\n'; {
+		case atEnd:
+			want = lineEnds[last]
+		case lineAt[from] < last:
+			want = lineEnds[last-1] // cut inside a line: the last line that ends in the entry
+		default:
+			want = lineEnds[last] - 1 // a piece inside one line: an offset inside it
+		}
+		require.Equal(t, want, e.End, "end of entry %d %q", i, e.Text)
+		if pos < len(input) && input[pos] == '\n' {
+			pos++
+		}
+	}
+	require.Equal(t, len(input), pos, "entries %q do not cover %q", got, input)
 }
 
 // logtailWorkload returns about size bytes of the log of the Logtail article: entries of a first

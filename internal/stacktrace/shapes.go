@@ -130,6 +130,11 @@ func rubyLine(line []byte) bool {
 	return n > p+1 && hasPrefix(h[n:], ":in ")
 }
 
+// rubyFrom: "\tfrom app.rb:7:in `outer'", "\tfrom <internal:kernel>:187:in `loop'".
+func rubyFrom(line []byte) bool {
+	return hasPrefix(line, "\tfrom ") && (rubyLine(line[6:]) || hasPrefix(line[6:], "<internal:"))
+}
+
 // goroutineLine: "goroutine 1 [running]:".
 func goroutineLine(line []byte) bool {
 	return hasPrefix(line, "goroutine ") && len(line) > 10 && isDigit(line[10]) && hasSuffix(line, "]:")

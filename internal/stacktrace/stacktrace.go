@@ -208,7 +208,7 @@ func (d *Detector) openIndented(line []byte) Verdict {
 		d.state = excFrames
 		d.depth = openBrace(line)
 		return Join
-	case d.langs.Has(Ruby) && hasPrefix(line, "\tfrom "):
+	case d.langs.Has(Ruby) && rubyFrom(line):
 		d.state = rubyFrames
 		return Join
 	case d.langs.Has(Python) && hasPrefix(line, pyGroupHead):
