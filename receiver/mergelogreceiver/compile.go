@@ -11,6 +11,7 @@ import (
 	"github.com/mergelog/otelcol-mergelog/internal/filetrack"
 	"github.com/mergelog/otelcol-mergelog/internal/linestart"
 	"github.com/mergelog/otelcol-mergelog/internal/multiline"
+	"github.com/mergelog/otelcol-mergelog/internal/stacktrace"
 	"github.com/mergelog/otelcol-mergelog/internal/timestamp"
 )
 
@@ -50,6 +51,7 @@ func (c *Config) compile() (*compiled, error) {
 		return nil, fmt.Errorf("multiline: %w", err)
 	}
 	p.join.Start, p.join.Continue, p.join.End = patterns.start, patterns.cont, patterns.end
+	p.join.Detect = patterns.detect
 	if c.Multiline.OmitPattern {
 		p.omitStart, p.omitEnd = p.join.Start, p.join.End
 	}
@@ -70,12 +72,18 @@ func (c *Config) compile() (*compiled, error) {
 	return p, nil
 }
 
-type patterns struct{ start, cont, end *linestart.Matcher }
+type patterns struct {
+	start, cont, end *linestart.Matcher
+	detect           stacktrace.Set
+}
 
-// compile compiles the multiline patterns; an error names the pattern's key.
+// compile compiles the multiline patterns and reads detect; an error names the key.
 func (m *MultilineConfig) compile() (patterns, error) {
 	var p patterns
 	var errs keyErrors
+	var err error
+	p.detect, err = stacktrace.ParseSet(m.Detect)
+	errs.check("detect", err)
 	for _, x := range []struct {
 		key, pattern string
 		dst          **linestart.Matcher
@@ -87,7 +95,6 @@ func (m *MultilineConfig) compile() (patterns, error) {
 		if x.pattern == "" {
 			continue
 		}
-		var err error
 		*x.dst, err = linestart.Compile(x.pattern)
 		errs.check(x.key, err)
 	}

@@ -91,6 +91,9 @@ type MultilineConfig struct {
 	OmitPattern bool `mapstructure:"omit_pattern"`
 	// MaxLines caps the lines of one entry (0 = no cap); bytes are capped by max_log_size.
 	MaxLines int `mapstructure:"max_lines"`
+	// Detect joins the stack traces of these languages (java, python, go, nodejs, ruby, dotnet,
+	// php, or all) without patterns.
+	Detect []string `mapstructure:"detect"`
 }
 
 // TimestampConfig parses each entry's timestamp into LogRecord.Timestamp.
@@ -288,6 +291,9 @@ func (m *MultilineConfig) Validate() error {
 	}
 	if m.MaxLines < 0 {
 		errs.add("max_lines", "must not be negative (got %d)", m.MaxLines)
+	}
+	if len(m.Detect) > 0 && (m.LineStartPattern != "" || m.LineContinuePattern != "" || m.LineEndPattern != "") {
+		errs.add("detect", "cannot be combined with line_start_pattern, line_continue_pattern or line_end_pattern")
 	}
 	return errs.join()
 }

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/confmap/confmaptest"
 
 	"github.com/mergelog/otelcol-mergelog/internal/refusal"
+	"github.com/mergelog/otelcol-mergelog/internal/stacktrace"
 	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/metadata"
 )
 
@@ -95,6 +96,25 @@ func TestConfigFull(t *testing.T) {
 	assert.Equal(t, want, cfg)
 }
 
+// TestConfigDetect: multiline.detect names languages, or all, and reaches the joiner's config.
+func TestConfigDetect(t *testing.T) {
+	for name, want := range map[string]stacktrace.Set{
+		"detect":     stacktrace.All,
+		"detect_all": stacktrace.All,
+		"":           0,
+	} {
+		cfg, err := loadConfig(t, name)
+		require.NoError(t, err, name)
+		p, err := cfg.compile()
+		require.NoError(t, err, name)
+		assert.Equal(t, want, p.join.Detect, name)
+	}
+	cfg, err := loadConfig(t, "detect")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"java", "python", "go", "nodejs", "ruby", "dotnet", "php"}, cfg.Multiline.Detect)
+	assert.Equal(t, 1000, cfg.Multiline.MaxLines)
+}
+
 func TestConfigInvalidNamesTheKey(t *testing.T) {
 	for name, key := range map[string]string{
 		"bad_regex":                     "multiline: line_start_pattern",
@@ -130,6 +150,8 @@ func TestConfigInvalidNamesTheKey(t *testing.T) {
 		"zero_full_scan_interval":       "watch: full_scan_interval",
 		"bad_on_corrupt_checkpoint":     "on_corrupt_checkpoint",
 		"zero_max_partial_bytes":        "max_partial_bytes",
+		"bad_detect_language":           `multiline: detect: unknown language "cobol"`,
+		"detect_with_pattern":           "multiline: detect: cannot be combined with line_start_pattern",
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := loadConfig(t, name)
