@@ -31,13 +31,15 @@ func BenchmarkPlainLine(b *testing.B) {
 		b.Run(fmt.Sprint(size), func(b *testing.B) {
 			lines := plainLines(size)
 			d := New(All)
-			b.SetBytes(int64(size))
 			b.ReportAllocs()
-			for i := 0; b.Loop(); i++ {
-				if d.Next(lines[i%len(lines)]) != Start {
-					b.Fatalf("%q is not a Start", lines[i%len(lines)])
+			for b.Loop() {
+				for _, line := range lines {
+					if d.Next(line) != Start {
+						b.Fatalf("%q is not a Start", line)
+					}
 				}
 			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(lines)), "ns/line")
 		})
 	}
 }

@@ -149,7 +149,7 @@ func (d *Detector) ruby(line []byte) (Verdict, bool) {
 	case rubyFrom(line) || hasPrefix(line, "\t... "):
 		d.state = rubyFrames
 		return Join, true
-	case rubyLine(line):
+	case rubyLine(line, firstWord(line)):
 		// A cause's error line ("...: inner (ArgumentError)") may have message lines after it;
 		// a frame ends with the method's closing quote.
 		d.state = rubyHead

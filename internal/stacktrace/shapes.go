@@ -69,20 +69,32 @@ func openBrace(line []byte) int {
 	return 0
 }
 
+// word is where the first word of a line ends: at its first ' ' or ':' (scanLimit at most);
+// dotted: the word has only the bytes of a dotted name.
+type word struct {
+	end    int
+	dotted bool
+}
+
+// firstWord scans the line's first word once, for exceptionLine and rubyLine.
+func firstWord(line []byte) word {
+	h := head(line)
+	w := word{dotted: true}
+	for ; w.end < len(h) && h[w.end] != ' ' && h[w.end] != ':'; w.end++ {
+		w.dotted = w.dotted && (isIdent(h[w.end]) || h[w.end] == '.')
+	}
+	return w
+}
+
 // exceptionLine: "java.lang.IllegalStateException: msg", "TypeError: msg",
 // "TypeError [ERR_X]: msg", "System.InvalidOperationException: msg", or the name alone: a
 // dotted name whose last part ends with Exception, Error or Throwable, then ':' or the end.
-func exceptionLine(line []byte) bool {
-	h := head(line)
-	n := 0
-	for n < len(h) && (isIdent(h[n]) || h[n] == '.') {
-		n++
-	}
-	name := h[:n]
-	if !hasSuffix(name, "Exception") && !hasSuffix(name, "Error") && !hasSuffix(name, "Throwable") {
+func exceptionLine(line []byte, w word) bool {
+	name := line[:w.end]
+	if !w.dotted || !hasSuffix(name, "Exception") && !hasSuffix(name, "Error") && !hasSuffix(name, "Throwable") {
 		return false
 	}
-	rest := line[n:]
+	rest := line[w.end:]
 	if hasPrefix(rest, " [") { // Node.js's error code
 		end := bytes.IndexByte(head(rest), ']')
 		if end < 0 {
@@ -117,22 +129,21 @@ func cutLineNumber(line []byte) ([]byte, bool) {
 
 // rubyLine: "/app/x.rb:3:in `inner': boom (RuntimeError)" (Ruby 3.3 and before) or
 // "app.rb:3:in 'Object#inner': boom (RuntimeError)" (3.4), and the frames of Logger's backtrace.
-func rubyLine(line []byte) bool {
-	h := head(line)
-	p := bytes.IndexByte(h, ':')
-	if p < 3 || string(h[p-3:p]) != ".rb" {
+func rubyLine(line []byte, w word) bool {
+	p := w.end
+	if p < 3 || p == len(line) || line[p] != ':' || string(line[p-3:p]) != ".rb" {
 		return false
 	}
 	n := p + 1
-	for n < len(h) && isDigit(h[n]) {
+	for n < len(line) && n-p < 12 && isDigit(line[n]) {
 		n++
 	}
-	return n > p+1 && hasPrefix(h[n:], ":in ")
+	return n > p+1 && hasPrefix(line[n:], ":in ")
 }
 
 // rubyFrom: "\tfrom app.rb:7:in `outer'", "\tfrom <internal:kernel>:187:in `loop'".
 func rubyFrom(line []byte) bool {
-	return hasPrefix(line, "\tfrom ") && (rubyLine(line[6:]) || hasPrefix(line[6:], "<internal:"))
+	return hasPrefix(line, "\tfrom ") && (rubyLine(line[6:], firstWord(line[6:])) || hasPrefix(line[6:], "<internal:"))
 }
 
 // goroutineLine: "goroutine 1 [running]:".

@@ -228,7 +228,7 @@ const attaching Set = 1<<Java | 1<<NodeJS | 1<<DotNet | 1<<PHP
 // openPath: Ruby's error line, Node.js's file:line of an uncaught error.
 func (d *Detector) openPath(line []byte) Verdict {
 	switch {
-	case d.langs.Has(Ruby) && rubyLine(line):
+	case d.langs.Has(Ruby) && rubyLine(line, firstWord(line)):
 		return d.openRuby()
 	case d.langs.Has(NodeJS) && nodeSourceLine(line):
 		d.state = nodeSource
@@ -239,21 +239,16 @@ func (d *Detector) openPath(line []byte) Verdict {
 
 // openWord: the first lines of traces that begin with a word.
 func (d *Detector) openWord(line []byte) Verdict {
+	if s := d.fixedHead(line); s != idle {
+		d.state = s
+		return Start
+	}
 	l := d.langs
+	w := firstWord(line)
 	switch {
-	case l.Has(Python) && hasPrefix(line, pyTraceback):
-		d.state = pyFrames
-	case l.Has(Go) && (hasPrefix(line, "panic: ") || hasPrefix(line, "fatal error: ")):
-		d.state = goPanic
-	case l.Has(Go) && goroutineLine(line):
-		d.state = goFrames
-	case l.Has(Java) && hasPrefix(line, "Exception in thread \""),
-		l.Has(DotNet) && hasPrefix(line, "Unhandled exception. "),
-		l&attaching != 0 && exceptionLine(line):
+	case l&attaching != 0 && exceptionLine(line, w):
 		d.state = excMessage
-	case l.Has(PHP) && (hasPrefix(line, "PHP Fatal error:  Uncaught ") || hasPrefix(line, "Fatal error: Uncaught ")):
-		d.state = phpMessage
-	case l.Has(Ruby) && rubyLine(line):
+	case l.Has(Ruby) && rubyLine(line, w):
 		return d.openRuby()
 	case l.Has(NodeJS) && nodeSourceLine(line):
 		d.state = nodeSource
@@ -264,6 +259,40 @@ func (d *Detector) openWord(line []byte) Verdict {
 	}
 	return Start
 }
+
+// fixedHead is the state a trace's fixed first line opens, idle for none.
+func (d *Detector) fixedHead(line []byte) state {
+	h := &fixedHeads[line[0]]
+	if h.prefix == "" || !d.langs.Has(h.lang) || !hasPrefix(line, h.prefix) ||
+		h.state == goFrames && !goroutineLine(line) {
+		return idle
+	}
+	return h.state
+}
+
+type fixedHead struct {
+	lang   Lang
+	prefix string
+	state  state
+}
+
+// fixedHeads are the first lines of traces that begin with a fixed prefix, by its first byte
+// (no two share one): a line is compared with one prefix at most.
+var fixedHeads = func() (t [256]fixedHead) {
+	for _, h := range []fixedHead{
+		{Python, pyTraceback, pyFrames},
+		{Go, "panic: ", goPanic},
+		{Go, "fatal error: ", goPanic},
+		{Go, "goroutine ", goFrames},
+		{Java, "Exception in thread \"", excMessage},
+		{DotNet, "Unhandled exception. ", excMessage},
+		{PHP, "PHP Fatal error:  Uncaught ", phpMessage},
+		{PHP, "Fatal error: Uncaught ", phpMessage},
+	} {
+		t[h.prefix[0]] = h
+	}
+	return t
+}()
 
 // openRuby: a Ruby error line begins a trace, or joins the line before it when that ends as
 // Ruby's Logger ends an exception's message ("boom (RuntimeError)").
