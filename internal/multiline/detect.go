@@ -110,3 +110,10 @@ func (j *Joiner) flushDetected() {
 	j.emit()
 	j.detect.det.Reset()
 }
+
+// release drops the queues if they grew beyond keepBytes (they are empty between Adds).
+func (d *detecting) release() {
+	if cap(d.queue)+cap(d.spare) > keepBytes {
+		d.queue, d.spare, d.queued, d.spared = nil, nil, nil, nil
+	}
+}

@@ -77,3 +77,16 @@ func FuzzDetect(f *testing.F) {
 		checkJoin(t, Config{Detect: stacktrace.All, MaxLines: int(maxLines % 6), MaxBytes: int(maxBytes % 64), Truncate: truncate}, data)
 	})
 }
+
+// TestDetectRelease: the queues that gave long Maybe lines again are dropped by Release.
+func TestDetectRelease(t *testing.T) {
+	j, err := New(Config{Detect: stacktrace.All}, func([]byte, int64) {})
+	assert.NoError(t, err)
+	long := strings.Repeat("x", keepBytes)
+	j.Add([]byte("INFO a"), 7)
+	j.Add([]byte("  "+long), 10+int64(len(long)))
+	j.Flush() // gives the Maybe line again, through the queues
+	assert.Greater(t, cap(j.detect.queue)+cap(j.detect.spare), keepBytes)
+	j.Release()
+	assert.Zero(t, cap(j.detect.queue)+cap(j.detect.spare))
+}

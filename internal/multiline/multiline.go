@@ -268,6 +268,9 @@ func (j *Joiner) Release() {
 	if j.lines == 0 && cap(j.buf) > keepBytes {
 		j.buf = nil
 	}
+	if j.detect != nil {
+		j.detect.release()
+	}
 }
 
 // Stats returns the counters so far.
