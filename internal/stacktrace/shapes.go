@@ -54,11 +54,8 @@ func spaceFrame(line []byte) bool {
 	if n == 0 || !hasPrefix(line[n:], "at ") || len(line) <= n+3 || line[n+3] == ' ' {
 		return false
 	}
-	switch c := line[len(line)-1]; {
-	case c == ')' || c == ']' || c == '{' || c == '>' || isDigit(c):
-		return true
-	}
-	return false
+	c := line[len(line)-1]
+	return c == ')' || c == ']' || c == '{' || c == '>' || isDigit(c)
 }
 
 // openBrace is 1 when line ends with '{' or '[' (a Node.js error's properties follow its frames).

@@ -135,7 +135,8 @@ func (d *Detector) Next(line []byte) Verdict {
 		d.maybes = 0
 		return v
 	}
-	if d.maybes++; d.maybes > MaxMaybe {
+	d.maybes++
+	if d.maybes > MaxMaybe {
 		// Too long to be what the Maybe lines were taken for: the caller gives them again.
 		d.Reset()
 		return Start
