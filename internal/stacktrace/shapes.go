@@ -73,15 +73,46 @@ type word struct {
 	dotted bool
 }
 
-// firstWord scans the line's first word once, for exceptionLine and rubyLine.
+// firstWord scans the line's first word once, for exceptionLine and rubyLine. A byte that
+// neither a dotted name nor a path has ('=' of logfmt, '[' or '"') ends the scan early with a word
+// that is neither.
 func firstWord(line []byte) word {
 	h := head(line)
 	w := word{dotted: true}
-	for ; w.end < len(h) && h[w.end] != ' ' && h[w.end] != ':'; w.end++ {
-		w.dotted = w.dotted && (isIdent(h[w.end]) || h[w.end] == '.')
+	for ; w.end < len(h); w.end++ {
+		switch wordClass[h[w.end]] {
+		case wordName:
+		case wordPath:
+			w.dotted = false
+		case wordEnd:
+			return w
+		default:
+			return word{}
+		}
 	}
 	return w
 }
+
+// The classes of bytes in a line's first word.
+const (
+	wordOther = iota // in neither a dotted name nor a path
+	wordName         // of a dotted name (and of a path)
+	wordPath         // of a path only
+	wordEnd          // ' ' or ':'
+)
+
+var wordClass = func() (t [256]uint8) {
+	for c := range 256 {
+		switch b := byte(c); {
+		case isIdent(b) || b == '.':
+			t[c] = wordName
+		case b == '/' || b == '-' || b == '+' || b == '@' || b == '~' || b == '\\':
+			t[c] = wordPath
+		}
+	}
+	t[' '], t[':'] = wordEnd, wordEnd
+	return t
+}()
 
 // exceptionLine: "java.lang.IllegalStateException: msg", "TypeError: msg",
 // "TypeError [ERR_X]: msg", "System.InvalidOperationException: msg", or the name alone: a

@@ -130,7 +130,9 @@ func (d *Detector) Reset() { *d = Detector{langs: d.langs} }
 // Next gives the verdict on the next line, without its newline.
 func (d *Detector) Next(line []byte) Verdict {
 	v := d.next(line)
-	d.paren = len(line) > 0 && line[len(line)-1] == ')'
+	// Only a line that begins with a word may be Logger's "message (Class)" line: the end of
+	// other lines is not read.
+	d.paren = len(line) > 0 && firstByte[line[0]] == byteWord && line[len(line)-1] == ')'
 	if v != Maybe {
 		d.maybes = 0
 		return v
@@ -186,20 +188,38 @@ func (d *Detector) opening(line []byte) Verdict {
 	if len(line) == 0 {
 		return Start
 	}
-	switch c := line[0]; {
-	case c == '\t' || c == ' ':
+	switch firstByte[line[0]] {
+	case byteIndent:
 		return d.openIndented(line)
-	case c == 'S' && d.langs.Has(PHP) && string(line) == phpStackTrace:
-		// PHP's exception logged after a message: "order failed: DomainException: ..."
-		d.state = phpFrames
-		return Join
-	case c == '/' || c == '.':
+	case bytePath:
 		return d.openPath(line)
-	case c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c == '_' || c == '$':
+	case byteWord:
 		return d.openWord(line)
 	}
 	return Start
 }
+
+// The first bytes of lines that may open a trace; byteOther lines never do.
+const (
+	byteOther = iota
+	byteIndent
+	bytePath
+	byteWord
+)
+
+var firstByte = func() (t [256]uint8) {
+	for c := range 256 {
+		switch b := byte(c); {
+		case b == '\t' || b == ' ':
+			t[c] = byteIndent
+		case b == '/' || b == '.':
+			t[c] = bytePath
+		case b >= 'A' && b <= 'Z' || b >= 'a' && b <= 'z' || b == '_' || b == '$':
+			t[c] = byteWord
+		}
+	}
+	return t
+}()
 
 // openIndented: a frame joins the line before it and opens the trace of its language.
 func (d *Detector) openIndented(line []byte) Verdict {
@@ -240,6 +260,11 @@ func (d *Detector) openPath(line []byte) Verdict {
 
 // openWord: the first lines of traces that begin with a word.
 func (d *Detector) openWord(line []byte) Verdict {
+	if d.langs.Has(PHP) && string(line) == phpStackTrace {
+		// PHP's exception logged after a message: "order failed: DomainException: ..."
+		d.state = phpFrames
+		return Join
+	}
 	if s := d.fixedHead(line); s != idle {
 		d.state = s
 		return Start
