@@ -71,11 +71,11 @@ func openBrace(line []byte) int {
 type word struct {
 	end    int
 	dotted bool
+	stop   byte // the byte that ended it; 0 at the end of the scan
 }
 
-// firstWord scans the line's first word once, for exceptionLine and rubyLine. A byte that
-// neither a dotted name nor a path has ('=' of logfmt, '[' or '"') ends the scan early with a word
-// that is neither.
+// firstWord scans the line's first word once, for exceptionLine, rubyLine and goCallLine. A
+// byte that neither a dotted name nor a path has ('=' of logfmt, '[', '(') ends it early.
 func firstWord(line []byte) word {
 	h := head(line)
 	w := word{dotted: true}
@@ -84,10 +84,10 @@ func firstWord(line []byte) word {
 		case wordName:
 		case wordPath:
 			w.dotted = false
-		case wordEnd:
-			return w
 		default:
-			return word{}
+			w.stop = h[w.end]
+			w.dotted = w.dotted && wordClass[w.stop] == wordEnd
+			return w
 		}
 	}
 	return w
@@ -136,7 +136,8 @@ func exceptionLine(line []byte, w word) bool {
 // nodeSourceLine: "/app/server.js:17", the first line of an uncaught Node.js error (the source
 // line and a caret follow it, then the error).
 func nodeSourceLine(line []byte) bool {
-	if !hasPrefix(line, "/") && !hasPrefix(line, "file:///") && !hasPrefix(line, "node:") {
+	if len(line) == 0 || !isDigit(line[len(line)-1]) ||
+		line[0] != '/' && !hasPrefix(line, "file:///") && !hasPrefix(line, "node:") {
 		return false
 	}
 	path, ok := cutLineNumber(line)
@@ -169,6 +170,12 @@ func rubyLine(line []byte, w word) bool {
 	return n > p+1 && hasPrefix(line[n:], ":in ")
 }
 
+// loggerLine: "E, [2026-12-02T09:00:00.123456 #1] ERROR -- : boom (RuntimeError)", the start of
+// a line in the default format of Ruby's Logger.
+func loggerLine(line []byte) bool {
+	return len(line) > 4 && line[1] == ',' && line[2] == ' ' && line[3] == '['
+}
+
 // rubyFrom: "\tfrom app.rb:7:in `outer'", "\tfrom <internal:kernel>:187:in `loop'".
 func rubyFrom(line []byte) bool {
 	return hasPrefix(line, "\tfrom ") && (rubyLine(line[6:], firstWord(line[6:])) || hasPrefix(line[6:], "<internal:"))
@@ -179,15 +186,10 @@ func goroutineLine(line []byte) bool {
 	return hasPrefix(line, "goroutine ") && len(line) > 10 && isDigit(line[10]) && hasSuffix(line, "]:")
 }
 
-// goCallLine: "runtime/debug.Stack()", "main.(*T).m(0x1, ...)": a dotted name, no space before
-// its '(' and a last byte ')'.
-func goCallLine(line []byte) bool {
-	if len(line) == 0 || line[len(line)-1] != ')' {
-		return false
-	}
-	h := head(line)
-	p := bytes.IndexByte(h, '(')
-	return p > 0 && bytes.IndexByte(h[:p], ' ') < 0 && bytes.IndexByte(h[:p], '.') >= 0
+// goCallLine: "runtime/debug.Stack()", "main.(*T).m(0x1, ...)": a first word with a '.' ended by
+// '(', and a last byte ')'.
+func goCallLine(line []byte, w word) bool {
+	return w.stop == '(' && bytes.IndexByte(line[:w.end], '.') >= 0 && line[len(line)-1] == ')'
 }
 
 // goFuncLine: a function line inside goroutine blocks ("panic({0x4a5e60?, 0x5b1f30?})" too).

@@ -130,9 +130,7 @@ func (d *Detector) Reset() { *d = Detector{langs: d.langs} }
 // Next gives the verdict on the next line, without its newline.
 func (d *Detector) Next(line []byte) Verdict {
 	v := d.next(line)
-	// Only a line that begins with a word may be Logger's "message (Class)" line: the end of
-	// other lines is not read.
-	d.paren = len(line) > 0 && firstByte[line[0]] == byteWord && line[len(line)-1] == ')'
+	d.paren = loggerLine(line) && line[len(line)-1] == ')'
 	if v != Maybe {
 		d.maybes = 0
 		return v
@@ -278,7 +276,7 @@ func (d *Detector) openWord(line []byte) Verdict {
 		return d.openRuby()
 	case l.Has(NodeJS) && nodeSourceLine(line):
 		d.state = nodeSource
-	case l.Has(Go) && goCallLine(line):
+	case l.Has(Go) && goCallLine(line, w):
 		// runtime/debug.Stack() after the log line that printed it: its file:line confirms.
 		d.state = goCall
 		return Maybe
