@@ -18,7 +18,7 @@ func TestShapes(t *testing.T) {
 		records []string
 	}{
 		{"ruby 3.4 quotes", []string{
-			"app.rb:3:in 'Integer#/': divided by 0 (ZeroDivisionError)\n\tfrom app.rb:3:in 'Object#divide'\n\tfrom app.rb:7:in '<main>'",
+			"app.rb:3:in 'Integer#/': divided by 0 (ZeroDivisionError)\n\tfrom app.rb:3:in 'Object#divide'\n\t ... 8 levels...\n\tfrom app.rb:7:in '<main>'",
 			"done",
 		}},
 		{"go recovered and repanicked", []string{

@@ -146,7 +146,7 @@ func (d *Detector) golang(line []byte) (Verdict, bool) {
 // ruby continues a Ruby backtrace: "\tfrom" lines, the error lines of causes, Logger's frames.
 func (d *Detector) ruby(line []byte) (Verdict, bool) {
 	switch {
-	case rubyFrom(line) || hasPrefix(line, "\t... "):
+	case rubyFrom(line) || hasPrefix(line, "\t ... "): // "\t ... 8 levels..."
 		d.state = rubyFrames
 		return Join, true
 	case rubyLine(line, firstWord(line)):
