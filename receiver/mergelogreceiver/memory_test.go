@@ -57,6 +57,13 @@ func (s *heapSink) ConsumeLogs(_ context.Context, ld plog.Logs) error {
 	return nil
 }
 
+// peak returns the largest sample above before, and how many samples were taken.
+func (s *heapSink) peak(before uint64) (most int64, samples int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return int64(s.most) - int64(before), s.samples
+}
+
 func (s *heapSink) count() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -129,9 +136,7 @@ func TestMemoryCatchUpSplitLinesBounded(t *testing.T) {
 	before := testkit.LiveHeap()
 	startReceiver(t, cfg, s, nil)
 	s.waitFor(t, files)
-	s.mu.Lock()
-	most, samples := int64(s.most)-int64(before), s.samples
-	s.mu.Unlock()
+	most, samples := s.peak(before)
 	budget := int64(catchUpHeap + workBuffers*int(cfg.MaxLogSize))
 	t.Logf("catch-up of %d split lines: at most %d KiB of live heap in %d samples (budget %d KiB)",
 		files, most>>10, samples, budget>>10)
@@ -168,9 +173,7 @@ func TestMemoryCatchUpBounded(t *testing.T) {
 	time.Sleep(settle) // a few polls, idle
 	idle := int64(testkit.LiveHeap()) - int64(before)
 
-	s.mu.Lock()
-	most, samples := int64(s.most)-int64(before), s.samples
-	s.mu.Unlock()
+	most, samples := s.peak(before)
 	budget := int64(catchUpHeap + workBuffers*int(cfg.MaxLogSize))
 	t.Logf("catch-up of %d files: at most %d KiB of live heap in %d samples (budget %d KiB); idle after: %d KiB",
 		files, most>>10, samples, budget>>10, idle>>10)
