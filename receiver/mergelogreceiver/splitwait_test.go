@@ -22,6 +22,18 @@ func rotatedContainerConfig(root string) *Config {
 	return cfg
 }
 
+// startShortWait starts a receiver on root's pods with a split_line_wait of 200ms, and returns
+// its config, telemetry and sink.
+func startShortWait(t *testing.T, root string) (*Config, telemetry, *testkit.LogsSink) {
+	t.Helper()
+	cfg := rotatedContainerConfig(root)
+	cfg.SplitLineWait = 200 * time.Millisecond
+	tt := componenttestTelemetry(t)
+	s := &testkit.LogsSink{}
+	startWith(t, tt.settings(), cfg, s, nil)
+	return cfg, tt, s
+}
+
 // splitAcrossRotation writes first to dir/0.log, waits until the receiver emitted its first
 // record (the file, small, is read to its end in one round: the pieces at its end wait), then
 // rotates it as kubelet does (renamed, a new 0.log) with next in the new file.
@@ -77,11 +89,7 @@ func TestSplitLineAcrossRotationDocker(t *testing.T) {
 func TestSplitLineRestNeverComes(t *testing.T) {
 	root := t.TempDir()
 	dir := podDir(t, root, "server")
-	cfg := rotatedContainerConfig(root)
-	cfg.SplitLineWait = 200 * time.Millisecond
-	tt := componenttestTelemetry(t)
-	s := &testkit.LogsSink{}
-	startWith(t, tt.settings(), cfg, s, nil)
+	cfg, tt, s := startShortWait(t, root)
 	written := time.Now()
 	testkit.WriteFile(t, filepath.Join(dir, "0.log"),
 		criLine(1, "stdout", "F", "before")+criLine(2, "stdout", "P", "the first piece, "))
@@ -97,11 +105,7 @@ func TestSplitLineRestNeverComes(t *testing.T) {
 func TestSplitLineNotContinuedByRestart(t *testing.T) {
 	root := t.TempDir()
 	dir := podDir(t, root, "server")
-	cfg := rotatedContainerConfig(root)
-	cfg.SplitLineWait = 200 * time.Millisecond
-	tt := componenttestTelemetry(t)
-	s := &testkit.LogsSink{}
-	startWith(t, tt.settings(), cfg, s, nil)
+	_, tt, s := startShortWait(t, root)
 	testkit.WriteFile(t, filepath.Join(dir, "0.log"),
 		criLine(1, "stdout", "F", "before")+criLine(2, "stdout", "P", "the last words,"))
 	s.WaitForBodies(t, 1)
