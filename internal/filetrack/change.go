@@ -46,10 +46,28 @@ func (t *Tracker) checkSources() {
 			t.truncations.Add(1)
 			t.log.Info("file truncated, reading it again from the start", zap.String("path", df.path))
 			t.detach(f, df)
-		case f.kind == decompress.Plain && f.fd != nil && !t.sameStart(f, f.fd, df.size):
+		case f.kind == decompress.Plain && !t.holdsStream(f, df):
 			t.rewritten(f, df)
 		}
 	}
+}
+
+// holdsStream reports whether f's plain source df, changed in this poll, still holds f's
+// stream. A source without a descriptor is opened for the look: a file deleted and its inode
+// given at once to a new file at the same path looks like f's file grown or touched
+// (logrotate's copytruncate with delaycompress compresses name.1, removes it and creates the
+// next name.1, which takes the freed inode). Without a descriptor free it is taken as f's:
+// reading checks it when it opens it, and compareDirect before comparing with it.
+func (t *Tracker) holdsStream(f *File, df *diskFile) bool {
+	if f.fd != nil {
+		return t.sameStart(f, f.fd, df.size)
+	}
+	fd, ok := t.openSource(df)
+	if !ok {
+		return true
+	}
+	defer t.closeRaw(fd)
+	return t.sameStart(f, fd, df.size)
 }
 
 // checkStalled decides when a compressed stream that ended mid-way is decoded again from its

@@ -136,6 +136,24 @@ func (t *Tracker) openForRead(f *File) bool {
 	return true
 }
 
+// openSource opens df for a look, if a descriptor is free and df is still the file at its
+// path; the descriptor is the caller's to close with closeRaw.
+func (t *Tracker) openSource(df *diskFile) (*os.File, bool) {
+	if !t.slot() {
+		return nil, false
+	}
+	fd, err := t.open(df.path)
+	if err != nil {
+		return nil, false
+	}
+	t.fdsOpen++
+	if info, err := fd.Stat(); err != nil || !hasKey(fd.Name(), info, df.key) {
+		t.closeRaw(fd)
+		return nil, false
+	}
+	return fd, true
+}
+
 // slot makes room for one more descriptor if it can, closing the least
 // useful open file.
 func (t *Tracker) slot() bool {

@@ -72,14 +72,13 @@ func (t *Tracker) compareDirect(c *diskFile, fd *os.File, x *File) (verdict, boo
 			t.starved = true
 			return 0, false
 		}
-		var err error
-		if xfd, err = t.open(src.path); err != nil {
+		var ok bool
+		if xfd, ok = t.openSource(src); !ok {
 			return 0, false
 		}
-		t.fdsOpen++
 		defer t.closeRaw(xfd)
-		if info, err := xfd.Stat(); err != nil || !hasKey(xfd.Name(), info, src.key) {
-			return 0, false
+		if !t.sameStart(x, xfd, src.size) {
+			return 0, false // no longer x's stream (see holdsStream): the check points tell
 		}
 	}
 	end, a, okA := c.size, []byte(nil), false
