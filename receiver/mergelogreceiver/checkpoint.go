@@ -112,11 +112,14 @@ var errNotOne = errors.New("not the one identity its key names")
 // writes the checkpoint. A failed write is tried again at the next commit, at the latest at
 // Shutdown.
 func (d *delivery) commit(ctx context.Context, tracker *filetrack.Tracker) {
-	for _, f := range d.touched {
+	for i := 0; i < len(d.touched); i++ { // repay may touch more
+		f := d.touched[i]
 		f.touched = false
-		if c := f.committable(); tracker.Commit(f.id, c.Offset, c.Records) {
+		c := f.committable()
+		if tracker.Commit(f.id, c.Offset, c.Records) {
 			d.store.unsaved = true
 		}
+		d.repay(f, c.Offset)
 	}
 	d.touched = d.touched[:0]
 	d.store.write(ctx, tracker)

@@ -72,9 +72,35 @@ func (r *mergelogReceiver) continueSplit(s *stream) {
 		return
 	}
 	if o := r.read.split[s.splitKey()]; o != nil && o != s && o.f.id < s.f.id {
+		if start, _, ok := o.pieces.Oldest(); ok {
+			o.lent = &loan{from: o.f, start: start}
+			s.borrowed = o.lent
+		}
 		s.pieces.TakeOver(o.pieces)
 		r.stopWaiting(o)
 		r.recount(o.f) // its pieces are s's file's now, counted after its read
+	}
+}
+
+// loan links the two files of a line split across a rotation: the file whose end holds the
+// line's first pieces may be committed past them only once the line, taken over by the next
+// file's stream, is committed there. Otherwise a crash in between would restart the next file
+// before the line and the first after its pieces: the line would come without its beginning.
+type loan struct {
+	from   *tailedFile // the lending file
+	start  int64       // of the first piece, in the lending file
+	end    int64       // of the line in the borrowing file, once read there; 0 until then
+	repaid bool        // the borrowing file was committed past end
+}
+
+// repay marks repaid the loans of f's streams whose lines f's checkpoint passed, and has their
+// lending files committed again.
+func (d *delivery) repay(f *tailedFile, committed int64) {
+	for _, s := range f.streams {
+		if l := s.borrowed; l != nil && l.end > 0 && committed >= l.end {
+			l.repaid, s.borrowed = true, nil
+			d.touch(l.from)
+		}
 	}
 }
 

@@ -1,14 +1,18 @@
 package mergelogreceiver
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 )
@@ -113,4 +117,50 @@ func TestSplitLineNotContinuedByRestart(t *testing.T) {
 	assertSameLines(t, []string{"before", "the last words,", "starting again"}, s.WaitForBodies(t, 3))
 	tt.waitSum(t, unjoinedMetric, 1)
 	s.AssertNoMoreThan(t, 3, settle)
+}
+
+// A crash after the rotated file's last records were accepted but before the line it began was:
+// the pieces at the rotated file's end were handed to the next file's stream, and the rotated
+// file's checkpoint must not move past them until that line is committed in the next file. After
+// the restart the line comes whole, once.
+func TestSplitLineAcrossRotationCrash(t *testing.T) {
+	root := t.TempDir()
+	dir := podDir(t, root, "server")
+	m := testkit.NewMemStorage()
+	cfg, host := withStorage(rotatedContainerConfig(root), m)
+	release := make(chan struct{})
+	first := make(chan struct{})
+	const joined = "a long line, ends after the rotation"
+	crashed := &testkit.LogsSink{Answer: func(_ context.Context, call int, ld plog.Logs) error {
+		if call == 1 {
+			close(first)
+			<-release // "before" stays in flight while the rotation's pieces are taken over
+			return nil
+		}
+		if slices.Contains(testkit.BodiesOf(ld), joined) {
+			m.Freeze() // the process dies before the joined line is accepted
+			return errors.New("the process is gone")
+		}
+		return nil
+	}}
+	tt := componenttestTelemetry(t)
+	r := startWith(t, tt.settings(), cfg, crashed, host)
+	live := filepath.Join(dir, "0.log")
+	old := criLine(1, "stdout", "F", "before") + criLine(2, "stdout", "P", "a long line, ")
+	testkit.WriteFile(t, live, old)
+	<-first
+	require.NoError(t, os.Rename(live, live+".20261129-100000"))
+	next := criLine(3, "stdout", "F", "ends after the rotation")
+	testkit.WriteFile(t, live, next)
+	tt.waitSum(t, "otelcol_receiver_mergelog_bytes_read", int64(len(old)+len(next))) // the pieces taken over
+	close(release)
+	require.Eventually(t, func() bool { return crashed.Calls() > 2 }, testkit.Timeout, 5*time.Millisecond)
+	shutdownSoon(t, r)
+
+	m.Thaw() // the process starts again
+	restarted := &testkit.LogsSink{}
+	startReceiver(t, cfg, restarted, host)
+	assert.Equal(t, []string{joined}, restarted.WaitForBodies(t, 1))
+	restarted.AssertNoMoreThan(t, 1, settle)
+	assert.Equal(t, []string{"before"}, crashed.Bodies())
 }

@@ -30,6 +30,9 @@ type stream struct {
 	// to wait at the end of the file for the rest of their line (zero: they do not; splitwait.go).
 	begun     bool
 	waitSince time.Time
+	// lent: the pieces this stream handed to the next file's stream, which it still needs until
+	// the line they began is committed there; borrowed: the pieces this stream took over.
+	lent, borrowed *loan
 }
 
 func (r *mergelogReceiver) newStream(f *tailedFile, kind container.Stream) *stream {
@@ -43,6 +46,9 @@ func (r *mergelogReceiver) newStream(f *tailedFile, kind container.Stream) *stre
 
 // add gives the joiner one line, from start to end in the file, with the runtime's time at.
 func (s *stream) add(line []byte, start, end, at int64) {
+	if b := s.borrowed; b != nil && b.end == 0 {
+		b.end = end // the first line after a takeover is the one taken over
+	}
 	s.books.Lines.Push(ledger.Line{Start: start, End: end, At: at})
 	s.joiner.Add(line, end)
 }
@@ -78,5 +84,12 @@ func (s *stream) need(c *ledger.Commit) {
 	c.Need(s.books.Oldest())
 	if s.pieces != nil {
 		c.Need(s.pieces.Oldest())
+	}
+	if l := s.lent; l != nil {
+		if l.repaid {
+			s.lent = nil
+		} else {
+			c.Need(l.start, 0, true)
+		}
 	}
 }
