@@ -39,8 +39,9 @@ func TestNode(t *testing.T) {
 	checkRun(t, s, 1)
 }
 
-// TestNodeSoak runs each of the four settings (both rotations, with and without kills) three
-// times, longer, and writes the table (NODE_SOAK=1; `make soak`).
+// TestNodeSoak runs each of five settings (both rotations, with and without kills; kubelet's
+// defaults at 10 000 lines/s with kills) three times, longer, and writes the table
+// (NODE_SOAK=1; `make soak`).
 func TestNodeSoak(t *testing.T) {
 	if os.Getenv("NODE_SOAK") == "" {
 		t.Skip("NODE_SOAK is not set: `make soak` runs this")
@@ -51,14 +52,26 @@ func TestNodeSoak(t *testing.T) {
 	def := kubeletDefault
 	def.containers, def.duration = 10, 90*time.Second
 	def.load = load{rate: 500, longEvery: 50, longMax: 64 << 10, stderrEvery: 7}
+	// heavy: kubelet's defaults at 10 000 lines/s, 1 in 25 lines up to 95 KiB, killed 3 times:
+	// where a line split across a rotation met a kill (TestSplitLineAcrossRotationCrash).
+	heavy := kubeletDefault
+	heavy.name = "heavy 10Mi/5/10s"
+	heavy.containers, heavy.duration = 10, 60*time.Second
+	heavy.load = load{rate: 1000, longEvery: 25, longMax: 95 << 10, stderrEvery: 7}
+	var settings []setting
 	for _, base := range []setting{fast, def} {
 		for _, kills := range []int{0, 3} {
 			s := base
 			s.kills = kills
-			s = fromEnv(t, s)
-			for run := 1; run <= 3; run++ {
-				t.Run(fmt.Sprintf("%s kills=%d run=%d", s.name, kills, run), func(t *testing.T) { checkRun(t, s, run) })
-			}
+			settings = append(settings, s)
+		}
+	}
+	heavy.kills = 3
+	settings = append(settings, heavy)
+	for _, s := range settings {
+		s = fromEnv(t, s)
+		for run := 1; run <= 3; run++ {
+			t.Run(fmt.Sprintf("%s kills=%d run=%d", s.name, s.kills, run), func(t *testing.T) { checkRun(t, s, run) })
 		}
 	}
 }
