@@ -3,6 +3,10 @@
 GO        ?= go
 BUILD     := _build
 COLLECTOR := $(BUILD)/otelcol-mergelog
+# The node agent's build (builder-config-agent.yaml): the components the agent DaemonSet uses.
+AGENT     := $(BUILD)/agent/otelcol-mergelog-agent
+# The smallest ocb build that runs a pipeline: the floor the agent's idle memory is measured against.
+FLOOR     := $(BUILD)/floor/otelcol-floor
 OCB_VER   := v0.165.0
 OCB       := $(BUILD)/bin/builder
 # golangci-lint, pinned and built once into _build/bin (v2.15.0 is built with and supports Go 1.26).
@@ -14,9 +18,9 @@ GOVULNCHECK_VER   := v1.9.0
 MODULES   := . bench deploy/kubernetes/validate e2e/node
 # Inputs of the distribution: our Go sources (not tests, not the nested modules) and the manifest.
 SOURCES   := $(shell find . \( -path ./_build -o -path ./bench -o -path ./deploy -o -path ./e2e \) -prune \
-	-o -name '*.go' ! -name '*_test.go' -print) go.mod go.sum builder-config.yaml
+	-o -name '*.go' ! -name '*_test.go' -print) go.mod go.sum
 
-.PHONY: run otelcol test test-loaded unit e2e validate k8s node soak bench bench-agent bench-idle bench-mergelog lint vuln fuzz fuzz-ci clean
+.PHONY: run otelcol agent test test-loaded unit e2e validate k8s node soak bench bench-agent bench-idle bench-idle-rss bench-mergelog lint vuln fuzz fuzz-ci clean
 
 run: $(COLLECTOR)
 	./scripts/run-sample.sh $(COLLECTOR) configs/run.yaml
@@ -33,9 +37,15 @@ $(GOLANGCI_LINT):
 	mv $(BUILD)/tmp-golangci-lint/golangci-lint $@
 	@rmdir $(BUILD)/tmp-golangci-lint
 
-$(COLLECTOR): $(OCB) $(SOURCES)
+$(COLLECTOR): $(OCB) $(SOURCES) builder-config.yaml
 	$(OCB) --config builder-config.yaml
 	@test -x $(COLLECTOR)
+
+agent: $(AGENT)
+
+$(AGENT): $(OCB) $(SOURCES) builder-config-agent.yaml
+	$(OCB) --config builder-config-agent.yaml
+	@test -x $(AGENT)
 
 test: lint unit fuzz-ci validate e2e k8s node
 
@@ -66,23 +76,24 @@ validate: $(COLLECTOR)
 
 # The Kubernetes manifests (deploy/kubernetes): strict decoding, cross-checks, and `validate` on
 # every collector config they carry. A module of its own, so k8s.io stays out of go.mod.
-k8s: $(COLLECTOR)
-	cd deploy/kubernetes/validate && OTELCOL_BIN=$(abspath $(COLLECTOR)) $(GO) test -count=1 ./...
+k8s: $(COLLECTOR) $(AGENT)
+	cd deploy/kubernetes/validate && OTELCOL_BIN=$(abspath $(COLLECTOR)) OTELCOL_AGENT_BIN=$(abspath $(AGENT)) \
+		$(GO) test -count=1 ./...
 
 # The node agent on a node's own code (e2e/node, a module of its own): containerd v1.7's CRI
-# loggers write the pods' logs, kubelet v1.37's log manager rotates them, the built collector reads
-# them with the shipped agent config beside the helm chart's file_log preset, and gateways check
+# loggers write the pods' logs, kubelet v1.37's log manager rotates them, the agent's build reads
+# them with the shipped agent config beside the helm chart's file_log preset (on the full build), and gateways check
 # every line arrives once and whole. `node` is the short run (fast rotation, one SIGKILL); `soak`
 # runs both rotation settings with and without SIGKILLs, three times each (about 25 min). The
 # table of runs is printed, pass or fail.
-node: $(COLLECTOR)
+node: $(COLLECTOR) $(AGENT)
 	@rm -f $(BUILD)/node-report.md
-	cd e2e/node && OTELCOL_BIN=$(abspath $(COLLECTOR)) NODE_REPORT=$(abspath $(BUILD))/node-report.md \
+	cd e2e/node && OTELCOL_BIN=$(abspath $(COLLECTOR)) OTELCOL_AGENT_BIN=$(abspath $(AGENT)) NODE_REPORT=$(abspath $(BUILD))/node-report.md \
 		$(GO) test -count=1 ./...; status=$$?; cat $(abspath $(BUILD))/node-report.md 2>/dev/null; exit $$status
 
-soak: $(COLLECTOR)
+soak: $(COLLECTOR) $(AGENT)
 	@rm -f $(BUILD)/soak-report.md
-	cd e2e/node && OTELCOL_BIN=$(abspath $(COLLECTOR)) NODE_REPORT=$(abspath $(BUILD))/soak-report.md NODE_SOAK=1 \
+	cd e2e/node && OTELCOL_BIN=$(abspath $(COLLECTOR)) OTELCOL_AGENT_BIN=$(abspath $(AGENT)) NODE_REPORT=$(abspath $(BUILD))/soak-report.md NODE_SOAK=1 \
 		$(GO) test -count=1 -timeout 3h -run TestNodeSoak ./...; status=$$?; cat $(abspath $(BUILD))/soak-report.md 2>/dev/null; exit $$status
 
 # The node agent end to end: the built distribution with the pod's limits on 300 MB of pod logs
@@ -100,6 +111,15 @@ bench:
 # IDLEBENCH_FLAGS passes more (e.g. -files 10000 -runs 5 -measure 10s).
 bench-idle:
 	cd bench && $(GO) run ./cmd/idlebench $(IDLEBENCH_FLAGS)
+
+# Idle memory (VmRSS, RssAnon, RssFile) of the agent's build and the full distribution with the
+# agent's config over an empty tree, and of the floor build (otlp → debug), interleaved, medians.
+bench-idle-rss: $(AGENT) $(COLLECTOR) $(FLOOR)
+	./scripts/idle-rss.sh $(AGENT) $(COLLECTOR) $(FLOOR)
+
+$(FLOOR): $(OCB) bench/idlerss/floor-builder.yaml
+	$(OCB) --config bench/idlerss/floor-builder.yaml
+	@test -x $(FLOOR)
 
 # Our mergelog against Debian's mergelog/zmergelog on 7 x 150 MB of CLF (installs them with apt).
 bench-mergelog:

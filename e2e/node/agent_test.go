@@ -41,8 +41,17 @@ type agent struct {
 	peak    int64         // VmHWM bytes, the highest of any of its processes
 }
 
-func startAgent(name, logPath, stateDir string, promPort int, configs ...string) (*agent, error) {
-	bin := os.Getenv("OTELCOL_BIN")
+// agentBin is the build that runs config: the shipped agent's config runs on the agent's build
+// (OTELCOL_AGENT_BIN, as the DaemonSet's image holds it) when given, everything else on the full
+// distribution (OTELCOL_BIN), which has file_log.
+func agentBin(config string) string {
+	if bin := os.Getenv("OTELCOL_AGENT_BIN"); bin != "" && config == shippedConfig {
+		return bin
+	}
+	return os.Getenv("OTELCOL_BIN")
+}
+
+func startAgent(name, bin, logPath, stateDir string, promPort int, configs ...string) (*agent, error) {
 	log, err := os.Create(logPath)
 	if err != nil {
 		return nil, err

@@ -1,11 +1,12 @@
 // Package node runs the node agent on the code a Kubernetes node runs: containerd v1.7's CRI
 // loggers write the containers' logs under a pods directory, as containerd's CRI plugin does,
-// and kubelet v1.37's ContainerLogManager rotates them; the built collector reads them with the
-// shipped agent config (deploy/kubernetes/agent-config.yaml) under the pod's limits, beside the
-// helm chart's file_log preset, each sending to a gateway that checks every line arrives once
-// and whole. A module of its own, so that k8s.io/kubernetes and containerd stay out of the
-// distribution's go.mod. `make node` (in `make test`) runs TestNode; `make soak` runs
-// TestNodeSoak. Both need OTELCOL_BIN, the built collector.
+// and kubelet v1.37's ContainerLogManager rotates them; the agent's build (OTELCOL_AGENT_BIN, as
+// the DaemonSet's image holds it) reads them with the shipped agent config
+// (deploy/kubernetes/agent-config.yaml) under the pod's limits, beside the helm chart's file_log
+// preset on the full distribution (OTELCOL_BIN), each sending to a gateway that checks every line
+// arrives once and whole. A module of its own, so that k8s.io/kubernetes and containerd stay out
+// of the distribution's go.mod. `make node` (in `make test`) runs TestNode; `make soak` runs
+// TestNodeSoak. Both need OTELCOL_BIN; without OTELCOL_AGENT_BIN the shipped config runs on it.
 package node
 
 import (

@@ -154,7 +154,7 @@ func startRunAgent(dir, name, config, pods, gatewayAddr string) (*agent, error) 
 	if extra := os.Getenv("NODE_AGENT_CONFIG"); extra != "" && config == shippedConfig {
 		configs = append(configs, extra)
 	}
-	return startAgent(name, filepath.Join(dir, name+".log"), stateDir(dir, name), promPort, configs...)
+	return startAgent(name, agentBin(config), filepath.Join(dir, name+".log"), stateDir(dir, name), promPort, configs...)
 }
 
 // startApps starts s.containers containers, one per pod, each with its app, and adds them to

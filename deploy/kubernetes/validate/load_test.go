@@ -1,7 +1,8 @@
 // Package validate checks the manifests in deploy/kubernetes offline: each decodes strictly
 // into its k8s.io/api type, and the objects and the collector configs they carry fit together
-// (labels, volumes, ports, probes, the agent-to-gateway endpoint). With OTELCOL_BIN set (as
-// `make k8s` does), every collector config also passes `otelcol-mergelog validate`.
+// (labels, volumes, ports, probes, the agent-to-gateway endpoint). With OTELCOL_BIN and
+// OTELCOL_AGENT_BIN set (as `make k8s` does), every collector config also passes `validate` by
+// the build its pod's image holds.
 package validate
 
 import (

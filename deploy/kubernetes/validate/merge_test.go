@@ -272,15 +272,12 @@ func checkNoQueueRetryForever(t *testing.T, exp collectorConfig, accepted string
 // The overlay's collector configs, as the pods read them, pass `otelcol-mergelog validate`,
 // with their file_storage directories moved to temporary ones (validate insists they exist).
 func TestMergeConfigsValidate(t *testing.T) {
-	bin := os.Getenv("OTELCOL_BIN")
-	if bin == "" {
-		t.Skip("OTELCOL_BIN is not set: run `make k8s` (part of `make test`), which builds the collector")
-	}
-	forEachOverlay(t, func(t *testing.T, r *rendered) { validateConfigs(t, bin, r) })
+	forEachOverlay(t, validateConfigs)
 }
 
-// validateConfigs runs `otelcol-mergelog validate` on the agent's and the gateway's configs.
-func validateConfigs(t *testing.T, bin string, r *rendered) {
+// validateConfigs runs `validate` on the agent's and the gateway's configs, by the build each
+// pod's image holds.
+func validateConfigs(t *testing.T, r *rendered) {
 	for _, tc := range []struct {
 		name string
 		pod  corev1.PodSpec
@@ -289,6 +286,7 @@ func validateConfigs(t *testing.T, bin string, r *rendered) {
 		{"gateway", r.statefulSets[0].Spec.Template.Spec},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			bin := collectorFor(t, tc.pod.Containers[0].Image)
 			cfg, texts := r.configOf(t, tc.pod)
 			args := []string{"validate"}
 			for i, text := range texts {

@@ -2,9 +2,12 @@ package validate
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -37,14 +40,39 @@ func podEnv(t *testing.T, c corev1.Container, namespace string) []string {
 	return env
 }
 
-// Every collector config passes `otelcol-mergelog validate` (OTELCOL_BIN), run with only the
+// The builds the images hold, by image repository: the node agent's (builder-config-agent.yaml,
+// OTELCOL_AGENT_BIN) and the full distribution (builder-config.yaml, OTELCOL_BIN).
+var builds = map[string]string{
+	"ghcr.io/mergelog/otelcol-mergelog-agent": "OTELCOL_AGENT_BIN",
+	"ghcr.io/mergelog/otelcol-mergelog":       "OTELCOL_BIN",
+}
+
+// collectorFor returns the built collector image holds, so that a config is validated against
+// the components its pod really has; it skips when that build is not given.
+func collectorFor(t *testing.T, image string) string {
+	t.Helper()
+	repo := image
+	if i := strings.IndexByte(repo, '@'); i >= 0 {
+		repo = repo[:i] // a digest
+	}
+	if i := strings.LastIndexByte(repo, ':'); i > strings.LastIndexByte(repo, '/') {
+		repo = repo[:i] // a tag
+	}
+	env, ok := builds[repo]
+	if !ok {
+		t.Fatalf("image %s: not one of our builds %v", image, slices.Collect(maps.Keys(builds)))
+	}
+	bin := os.Getenv(env)
+	if bin == "" {
+		t.Skipf("%s is not set: run `make k8s` (part of `make test`), which builds the collectors", env)
+	}
+	return bin
+}
+
+// Every collector config passes `validate` by the build its image holds, run with only the
 // environment its pod has. The agent's file_storage directory is the node's /var/lib/otelcol,
 // which validate insists exists: an override moves it to a temporary directory.
 func TestCollectorConfigsValidate(t *testing.T) {
-	bin := os.Getenv("OTELCOL_BIN")
-	if bin == "" {
-		t.Skip("OTELCOL_BIN is not set: run `make k8s` (part of `make test`), which builds the collector")
-	}
 	d := load(t)
 	agent, gw := d.agent(t), d.gateway(t)
 
@@ -59,13 +87,16 @@ func TestCollectorConfigsValidate(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		w       workload
+		image   string
 		configs []string
 	}{
-		{"agent", agent, []string{abs(d.configFile(t, agent)), storage}},
-		{"agent with load_balancing", agent, []string{abs(d.configFile(t, agent)), abs("examples/agent-load-balancing.yaml"), storage}},
-		{"gateway", gw, []string{abs(d.configFile(t, gw))}},
+		{"agent", agent, agent.container(t).Image, []string{abs(d.configFile(t, agent)), storage}},
+		// load_balancing is in the full distribution only: the example says to run its image.
+		{"agent with load_balancing", agent, "ghcr.io/mergelog/otelcol-mergelog", []string{abs(d.configFile(t, agent)), abs("examples/agent-load-balancing.yaml"), storage}},
+		{"gateway", gw, gw.container(t).Image, []string{abs(d.configFile(t, gw))}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			bin := collectorFor(t, tc.image)
 			args := []string{"validate"}
 			for _, c := range tc.configs {
 				args = append(args, "--config", c)
