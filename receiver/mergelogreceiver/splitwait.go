@@ -1,11 +1,13 @@
 package mergelogreceiver
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/mergelog/otelcol-mergelog/internal/container"
+	"github.com/mergelog/otelcol-mergelog/internal/decompress"
 )
 
 // With format container, a line the runtime split (CRI P pieces, Docker's lines without their
@@ -71,7 +73,7 @@ func (r *mergelogReceiver) continueSplit(s *stream) {
 	if len(r.read.split) == 0 {
 		return
 	}
-	if o := r.read.split[s.splitKey()]; o != nil && o != s && o.f.id < s.f.id {
+	if o := r.read.split[s.splitKey()]; o != nil && o != s && o.f.id < s.f.id && !o.f.unreadOnDisk() {
 		if start, _, ok := o.pieces.Oldest(); ok {
 			o.lent = &loan{from: o.f, start: start}
 			s.borrowed = o.lent
@@ -102,6 +104,18 @@ func (d *delivery) repay(f *tailedFile, committed int64) {
 			d.touch(l.from)
 		}
 	}
+}
+
+// unreadOnDisk reports whether f's file holds bytes past what was read of it: then the pieces at
+// the end of what was read are not the end of the file, and their rest may be in it (the runtime
+// wrote it there before the rotation; the receiver went to the next file first, for want of a
+// descriptor or of a poll that saw the old one grow). A compressed file is complete.
+func (f *tailedFile) unreadOnDisk() bool {
+	if f.file.Kind() != decompress.Plain {
+		return false
+	}
+	info, err := os.Stat(f.file.Path())
+	return err == nil && info.Size() > f.readEnd
 }
 
 // stopWaiting ends s's wait for the rest of its line.

@@ -164,3 +164,26 @@ func TestSplitLineAcrossRotationCrash(t *testing.T) {
 	restarted.AssertNoMoreThan(t, 1, settle)
 	assert.Equal(t, []string{"before"}, crashed.Bodies())
 }
+
+// The pieces at the end of what was read of a file are not its end when the file holds more:
+// the rest of their line may still be in it (the runtime wrote it there before the rotation,
+// and the receiver reads the new 0.log first: here, one descriptor for both files). The next
+// file must not take them over: each line comes whole, once.
+func TestSplitLineNotTakenFromUnreadFile(t *testing.T) {
+	root := t.TempDir()
+	dir := podDir(t, root, "server")
+	cfg := rotatedContainerConfig(root)
+	cfg.MaxConcurrentFiles = 1
+	tt := componenttestTelemetry(t)
+	s := &testkit.LogsSink{}
+	startWith(t, tt.settings(), cfg, s, nil)
+	live := filepath.Join(dir, "0.log")
+	testkit.WriteFile(t, live, criLine(1, "stdout", "F", "before")+criLine(2, "stdout", "P", "a long line, "))
+	s.WaitForBodies(t, 1)
+	testkit.AppendFile(t, live, criLine(2, "stdout", "F", "ends in its own file")+criLine(3, "stdout", "F", "last of the old file"))
+	require.NoError(t, os.Rename(live, live+".20261129-100000"))
+	testkit.WriteFile(t, live, criLine(4, "stdout", "F", "first of the new file"))
+	assertSameLines(t, []string{"before", "a long line, ends in its own file", "last of the old file", "first of the new file"}, s.WaitForBodies(t, 4))
+	s.AssertNoMoreThan(t, 4, settle)
+	assert.Zero(t, tt.sum(unjoinedMetric, nil))
+}
