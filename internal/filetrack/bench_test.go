@@ -70,8 +70,8 @@ func BenchmarkReadLines(b *testing.B) {
 
 // rewind makes f read its file again from the start.
 func rewind(f *File) {
-	f.releaseReader()
-	f.off, f.counted, f.needSeek = 0, 0, true
+	f.r.release()
+	f.r.off, f.r.counted, f.r.needSeek = 0, 0, true
 }
 
 // BenchmarkPoll polls files that do not change: the steady-state cost of

@@ -13,8 +13,8 @@ import (
 func (t *Tracker) Checkpoint() []byte {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	ids := make([]checkpoint.Identity, 0, len(t.files))
-	for _, f := range t.files {
+	ids := make([]checkpoint.Identity, 0, len(t.files.byID))
+	for _, f := range t.files.byID {
 		ids = append(ids, f.saved())
 	}
 	slices.SortFunc(ids, func(a, b checkpoint.Identity) int { return cmp.Compare(a.ID, b.ID) })
@@ -35,27 +35,27 @@ type Changes struct {
 func (t *Tracker) Changes() Changes {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	c := Changes{Set: make(map[uint64][]byte, len(t.changed)), Gone: t.gone}
-	for id := range t.changed {
-		if f := t.files[id]; f != nil {
+	c := Changes{Set: make(map[uint64][]byte, len(t.files.changed)), Gone: t.files.gone}
+	for id := range t.files.changed {
+		if f := t.files.byID[id]; f != nil {
 			c.Set[id] = checkpoint.Encode([]checkpoint.Identity{f.saved()})
 		}
 	}
-	clear(t.changed)
-	t.gone = nil
+	clear(t.files.changed)
+	t.files.gone = nil
 	return c
 }
 
 // saved is f's state as the checkpoint keeps it.
 func (f *File) saved() checkpoint.Identity {
-	f.mu.Lock()
-	cs := make([]checkpoint.Check, len(f.checks))
-	for i, c := range f.checks {
+	f.r.checks.mu.Lock()
+	cs := make([]checkpoint.Check, len(f.r.checks.list))
+	for i, c := range f.r.checks.list {
 		cs[i] = checkpoint.Check{Off: c.off, Sum: c.sum}
 	}
-	f.mu.Unlock()
+	f.r.checks.mu.Unlock()
 	return checkpoint.Identity{
-		ID: f.id, Committed: f.committed, Records: f.records, Kind: f.kind,
+		ID: f.id, Committed: f.committed, Records: f.records.Load(), Kind: f.r.kind,
 		Dev: f.key.dev, Ino: f.key.ino, Path: f.path, FP: f.fp, Checks: cs,
 	}
 }
@@ -77,29 +77,24 @@ func (t *Tracker) Restore(data []byte) error {
 		return err
 	}
 	for _, e := range ids {
-		if t.files[e.ID] != nil {
+		if t.files.byID[e.ID] != nil {
 			return fmt.Errorf("filetrack: checkpoint: identity %d already known", e.ID)
 		}
 	}
 	for _, e := range ids {
 		// A smaller fingerprint size than before: the prefix still identifies.
 		fp := e.FP[:min(len(e.FP), t.opts.FingerprintSize)]
-		f := &File{
-			t: t, id: e.ID, kind: e.Kind, key: fileKey{dev: e.Dev, ino: e.Ino}, path: e.Path, resolved: e.Path,
-			fp:     append(make([]byte, 0, t.opts.FingerprintSize), fp...),
-			checks: make([]check, 0, maxChecks+1),
-			off:    e.Committed, committed: e.Committed, counted: e.Committed, records: e.Records,
-			skipped: e.Committed == skippedOffset,
-		}
+		f := newFile(&t.read, e.ID, fp, fileKey{dev: e.Dev, ino: e.Ino})
+		f.path, f.resolved, f.skipped = e.Path, e.Path, e.Committed == skippedOffset
+		f.r.kind, f.r.off, f.r.counted, f.committed = e.Kind, e.Committed, e.Committed, e.Committed
+		f.records.Store(e.Records)
 		for _, c := range e.Checks {
-			f.checks = append(f.checks, check{off: c.Off, sum: c.Sum})
+			f.r.checks.list = append(f.r.checks.list, check{off: c.Off, sum: c.Sum})
 		}
-		f.done = f.skipped
-		f.tail.pos = f.off
-		t.files[f.id] = f
-		t.changed[f.id] = struct{}{} // restored: written again, in whatever layout the caller keeps now
-		t.idx.insert(f)
-		t.nextID = max(t.nextID, f.id)
+		f.r.done = f.skipped
+		f.r.tail.pos = f.r.off
+		t.files.add(f) // restored, so changed: written again, in whatever layout the caller keeps now
+		t.files.nextID = max(t.files.nextID, f.id)
 	}
 	t.resumed = true
 	return nil

@@ -30,8 +30,8 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	if got := tr.Checkpoint(); !bytes.Equal(got, cp) {
 		t.Fatalf("checkpoint changed by a round trip:\n%x\n%x", cp, got)
 	}
-	if len(tr.files) != 2 {
-		t.Fatalf("restored %d identities, want 2", len(tr.files))
+	if len(tr.files.byID) != 2 {
+		t.Fatalf("restored %d identities, want 2", len(tr.files.byID))
 	}
 }
 
@@ -83,9 +83,9 @@ func TestRotateToCompressedAcrossRestart(t *testing.T) {
 			testkit.WriteFile(t, p, text(lines("one", 0, 100)))
 			h.round()
 			// Half of what was read is committed, then the collector stops.
-			f := h.tr.files[h.ids("one")[0]]
+			f := h.tr.files.byID[h.ids("one")[0]]
 			half := int64(len(text(lines("one", 0, 50))))
-			h.tr.files[f.id].committed = half
+			h.tr.files.byID[f.id].committed = half
 			cp := h.tr.Checkpoint()
 
 			testkit.AppendFile(t, p, text(lines("one", 100, 120)))
@@ -131,8 +131,8 @@ func TestRestoreErrors(t *testing.T) {
 			t.Errorf("unknown version: %v", err)
 		}
 	}
-	if len(tr.files) != 0 {
-		t.Fatalf("failed restores left %d identities", len(tr.files))
+	if len(tr.files.byID) != 0 {
+		t.Fatalf("failed restores left %d identities", len(tr.files.byID))
 	}
 	must(t, tr.Restore(nil))
 	must(t, tr.Restore(good))

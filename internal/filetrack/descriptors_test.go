@@ -10,9 +10,9 @@ import (
 func TestMaxConcurrentFiles(t *testing.T) {
 	const n, limit = 12, 3
 	h := newHarness(t, Options{StartAtBeginning: true, MaxConcurrentFiles: limit})
-	h.tr.open = func(name string) (*os.File, error) {
-		if h.tr.fdsOpen >= limit { // Poll holds the lock while it opens
-			t.Errorf("opening %s with %d descriptors open", name, h.tr.fdsOpen)
+	h.tr.fds.open = func(name string) (*os.File, error) {
+		if h.tr.fds.n >= limit { // Poll holds the lock while it opens
+			t.Errorf("opening %s with %d descriptors open", name, h.tr.fds.n)
 		}
 		return os.Open(name)
 	}

@@ -2,43 +2,12 @@ package filetrack
 
 import (
 	"bytes"
-	"slices"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/mergelog/otelcol-mergelog/internal/decompress"
 )
-
-type role uint8
-
-const (
-	roleNew    role = iota // not matched to an identity (yet)
-	roleSource             // the file an identity is read from
-	roleShadow             // a copy of an identity that has its source: not read
-)
-
-// diskFile is a file on disk, known by device and inode.
-type diskFile struct {
-	key            fileKey
-	path, resolved string
-	size, prevSize int64
-	mtime          int64
-	seen           uint64 // last poll in which a matched path led here
-	atStart        bool   // found at the first poll
-	changed        bool   // size or modification time changed at the last poll
-	listed         bool   // seen at its last visit (see visits)
-	dropped        bool   // no longer in Tracker.disk
-	visited        uint64 // the last poll that visited it
-	retry          bool   // to be matched again at the next poll even if unchanged
-	stalls         int    // polls without change while undecided
-	role           role
-	ident          *File
-	truncatedFrom  *File  // the identity it was truncated away from
-	strong         bool   // a shadow verified beyond the fingerprint
-	verifiedGen    uint64 // the identity's checkGen when the shadow was last verified
-	kind           decompress.Kind
-}
 
 // scan follows each listed file (see list): new, changed, moved. A narrow
 // poll (see visits) looks only at the paths relist stated again.
@@ -48,32 +17,29 @@ func (t *Tracker) scan() {
 		if t.opts.ExcludeOlderThan > 0 {
 			cutoff = time.Now().Add(-t.opts.ExcludeOlderThan).UnixNano()
 		}
-		listing := t.selected() // ordering_criteria: the files chosen to be followed (ordering.go)
+		// ordering_criteria: the files chosen to be followed (ordering.go)
+		listing := t.opts.Ordering.selected(t.paths.entries, t.opts.ExcludeOlderThan)
 		for i := range listing {
 			t.scanEntry(&listing[i], cutoff)
 		}
 	} else {
-		for _, p := range t.v.relisted {
-			if i, ok := slices.BinarySearchFunc(t.listing, p, byPath); ok {
-				t.scanEntry(&t.listing[i], 0)
+		for _, p := range t.paths.relisted {
+			if e := t.paths.find(p); e != nil {
+				t.scanEntry(e, 0)
 			}
 		}
 		t.scanUnchanged()
 	}
-	for p := range t.reported {
-		if _, ok := slices.BinarySearchFunc(t.listing, p, byPath); !ok {
-			delete(t.reported, p)
-		}
-	}
+	t.reports.dropUnlisted(&t.paths)
 }
 
 func (t *Tracker) scanEntry(e *listed, cutoff int64) {
 	switch {
 	case e.err != nil:
-		t.report(e.path, e.err)
+		t.reports.report(e.path, e.err)
 		return
 	case e.what != "":
-		t.reportAs(e.path, e.what, nil)
+		t.reports.reportAs(e.path, e.what, nil)
 		return
 	}
 	// Too old, at every poll and for tracked files too, as file_log: not seen, so a
@@ -101,8 +67,8 @@ func (t *Tracker) scanEntry(e *listed, cutoff int64) {
 	df.prevSize, df.size, df.mtime, df.seen = df.size, e.size, e.mtime, t.poll
 	if df.role == roleSource {
 		f := df.ident
-		f.draining = false
-		if f.done && !f.failed && f.kind == decompress.Plain {
+		f.r.draining = false
+		if f.r.done && !f.r.failed && f.r.kind == decompress.Plain {
 			// Drained and finished when it was not seen (its move was seen late): read on.
 			t.readOn(f, e.path)
 		}
@@ -127,7 +93,7 @@ func (t *Tracker) inodeReused(df *diskFile, e *listed) bool {
 	x := df.ident
 	// A smaller file (a new one, empty as it is created) is not df moved: truncated as well,
 	// its content would be lost to df's identity all the same.
-	if x == nil || df.role == roleSource && x.fd != nil || e.size >= df.size && !t.otherContent(df, e) {
+	if x == nil || df.role == roleSource && x.r.fd != nil || e.size >= df.size && !t.otherContent(df, e) {
 		return false
 	}
 	t.log.Debug("a file gone, its inode reused by a new file",
@@ -146,9 +112,9 @@ func (t *Tracker) otherContent(df *diskFile, e *listed) bool {
 	probe := &diskFile{key: e.key, path: e.path, size: e.size}
 	fd, fp, ok := t.identify(probe)
 	if !ok {
-		return df.role == roleSource && x.done && x.kind != decompress.Plain
+		return df.role == roleSource && x.r.done && x.r.kind != decompress.Plain
 	}
-	defer t.closeRaw(fd)
+	defer t.fds.closeRaw(fd)
 	if probe.kind != df.kind || !bytes.HasPrefix(fp, x.fp) && !bytes.HasPrefix(x.fp, fp) {
 		return true
 	}
@@ -159,7 +125,7 @@ func (t *Tracker) otherContent(df *diskFile, e *listed) bool {
 // moved records a file's new path.
 func (t *Tracker) moved(df *diskFile, p string) {
 	if df.path != "" && df.role == roleSource {
-		t.rotations.Add(1)
+		t.stats.rotations.Add(1)
 		t.log.Debug("file moved", zap.String("from", df.path), zap.String("to", p))
 	}
 	df.path, df.resolved = p, resolvedPath(p)
@@ -178,9 +144,9 @@ func (t *Tracker) sweep() {
 		df.changed = false
 		if df.role == roleSource {
 			f := df.ident
-			if f.fd != nil && !f.done {
-				if !f.draining {
-					f.draining = true
+			if f.r.fd != nil && !f.r.done {
+				if !f.r.draining {
+					f.r.draining = true
 					t.log.Debug("file gone, reading it to its end", zap.String("path", df.path))
 				}
 				continue

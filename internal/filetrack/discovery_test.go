@@ -74,7 +74,7 @@ func TestPermissionDenied(t *testing.T) {
 	must(t, os.Chmod(p, 0))
 	if os.Geteuid() == 0 {
 		// root reads anyway: deny it the way the kernel would.
-		h.tr.open = func(name string) (*os.File, error) {
+		h.tr.fds.open = func(name string) (*os.File, error) {
 			if fi, err := os.Stat(name); err == nil && fi.Mode().Perm() == 0 {
 				return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
 			}
@@ -113,7 +113,7 @@ func TestVanishedByRotationIsNoWarning(t *testing.T) {
 	h := newHarness(t, Options{StartAtBeginning: true})
 	p := h.path("app.log")
 	testkit.WriteFile(t, p, text(lines("a", 0, 3)))
-	h.tr.report(p, fs.ErrNotExist) // what the listing-to-open race reports
+	h.tr.reports.report(p, fs.ErrNotExist) // what the listing-to-open race reports
 	must(t, os.Rename(p, h.path("app.log.1")))
 	h.rounds(2)
 	if n := h.warnings("vanished"); n != 0 {
@@ -176,12 +176,12 @@ func TestRotateMoveCreate(t *testing.T) {
 			}
 			h.rounds(2)
 			var moved *File
-			for _, f := range h.tr.files {
+			for _, f := range h.tr.files.byID {
 				if f.ID() == one[0] {
 					moved = f
 				}
 			}
-			if !within && (moved == nil || !moved.Finished() || moved.fd != nil) {
+			if !within && (moved == nil || !moved.Finished() || moved.r.fd != nil) {
 				t.Fatalf("file rotated out of the globs not finished and closed: %+v", moved)
 			}
 			h.expect(lines("one", 0, 120), lines("two", 0, 10))

@@ -59,7 +59,7 @@ func (h *harness) start(opts Options) {
 		h.t.Fatal(err)
 	}
 	if oracle {
-		tr.watch.newHints = func() (hinter, error) { return &oracleHints{include: opts.Include}, nil }
+		tr.paths.watch.newHints = func() (hinter, error) { return &oracleHints{include: opts.Include}, nil }
 	}
 	h.tr = tr
 	h.lines, h.errs, h.ends = map[uint64][]string{}, map[uint64][]error{}, map[uint64]int64{}

@@ -6,6 +6,39 @@ import (
 	"sort"
 )
 
+// identities are the identities a Tracker knows, by ID and by fingerprint, with what
+// changed of them since Changes.
+type identities struct {
+	byID    map[uint64]*File
+	byFP    index
+	nextID  uint64
+	changed map[uint64]struct{} // identities created, restored or committed further since Changes
+	gone    []uint64            // identities forgotten since Changes
+}
+
+func newIdentities() identities {
+	return identities{
+		byID:    map[uint64]*File{},
+		byFP:    index{lens: map[int]int{}},
+		changed: map[uint64]struct{}{},
+	}
+}
+
+// add makes f known, and changed.
+func (ids *identities) add(f *File) {
+	ids.byID[f.id] = f
+	ids.changed[f.id] = struct{}{}
+	ids.byFP.insert(f)
+}
+
+// forget drops f, and notes it gone.
+func (ids *identities) forget(f *File) {
+	ids.byFP.remove(f)
+	delete(ids.byID, f.id)
+	delete(ids.changed, f.id)
+	ids.gone = append(ids.gone, f.id)
+}
+
 // index holds the identities sorted by fingerprint, so that both kinds of
 // compatible fingerprints are found without a scan: longer ones (a range)
 // and shorter ones (one lookup per length in use).

@@ -228,8 +228,8 @@ func TestKubeletRotationRandom(t *testing.T) {
 				h.start(o)
 				node, rng := &kubeletNode{}, rand.New(rand.NewPCG(seed, 7))
 				now := time.Unix(1e9, 0)
-				h.tr.watch.newHints = func() (hinter, error) { return &lagHints{node: node, rng: rng}, nil }
-				h.tr.watch.now = func() time.Time { return now }
+				h.tr.paths.watch.newHints = func() (hinter, error) { return &lagHints{node: node, rng: rng}, nil }
+				h.tr.paths.watch.now = func() time.Time { return now }
 				kubeletRandom(t, h, node, rng, func() { now = now.Add(2 * time.Hour) })
 			})
 		})

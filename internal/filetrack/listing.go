@@ -9,12 +9,40 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"go.uber.org/zap"
 )
 
+// listing is the paths the include globs match (less the excludes), sorted, with what their
+// stat said. It is kept between polls: a full listing globs and stats every path; with
+// directory watches (see watching), the polls in between stat again only the paths that
+// changed.
+type listing struct {
+	include, exclude []string
+	log              *zap.Logger
+	entries          []listed
+	watch            watching
+	// What relist found between full listings, for the poll's visits: the paths it stated
+	// again that are listed now, and the keys of the entries it dropped or replaced.
+	relisted []string
+	unlisted []fileKey
+	// count counts the listed paths of each file (hard links, and a link listed
+	// beside its target, make more than one).
+	count          map[fileKey]int
+	globbed, again []string // scratch
+}
+
+func newListing(opts Options) listing {
+	return listing{
+		include: opts.Include,
+		exclude: opts.Exclude,
+		log:     opts.Logger,
+		watch:   newWatching(opts.Watch, opts.FullScanInterval),
+		count:   map[fileKey]int{},
+	}
+}
+
 // listed is a path the globs matched (and the excludes did not), with what its
-// stat said. The listing, sorted by path, is kept between polls: a full
-// listing globs and stats every path; with directory watches, the polls in
-// between stat again only the paths that changed.
+// stat said.
 type listed struct {
 	path        string
 	key         fileKey
@@ -29,23 +57,23 @@ type listed struct {
 func (e *listed) problem() bool { return e.err != nil || e.what != "" }
 
 // listAll globs and stats every path.
-func (t *Tracker) listAll() {
-	t.paths = t.paths[:0]
-	for _, pat := range t.opts.Include {
+func (l *listing) listAll() {
+	l.globbed = l.globbed[:0]
+	for _, pat := range l.include {
 		// New validated the pattern; I/O errors are skipped, as file_log does.
 		m, _ := doublestar.FilepathGlob(pat)
-		t.paths = append(t.paths, m...)
+		l.globbed = append(l.globbed, m...)
 	}
-	slices.Sort(t.paths)
-	t.paths = slices.Compact(t.paths)
-	clear(t.listing)
-	t.listing = t.listing[:0]
-	clear(t.v.paths)
-	for _, p := range t.paths {
-		if !t.excluded(p) {
+	slices.Sort(l.globbed)
+	l.globbed = slices.Compact(l.globbed)
+	clear(l.entries)
+	l.entries = l.entries[:0]
+	clear(l.count)
+	for _, p := range l.globbed {
+		if !l.excluded(p) {
 			e, _ := statPath(p)
-			t.listing = append(t.listing, e)
-			t.v.countPath(&e, 1)
+			l.entries = append(l.entries, e)
+			l.countPath(&e, 1)
 		}
 	}
 }
@@ -54,49 +82,73 @@ func (t *Tracker) listAll() {
 // targets did, and the paths skipped for now; a changed path that matches the
 // globs and is not listed yet is added, and a listed one that no longer
 // exists is dropped. It reports whether the listing changed, and keeps for
-// scan the paths it stated that are listed now and the keys of the entries it
-// dropped or replaced (see visits).
-func (t *Tracker) relist(changed []string) (moved bool) {
-	again := t.again[:0]
-	for i := range t.listing {
-		if t.listing[i].problem() {
-			again = append(again, t.listing[i].path)
+// the poll the paths it stated that are listed now and the keys of the entries
+// it dropped or replaced.
+func (l *listing) relist(changed []string) (moved bool) {
+	again := l.again[:0]
+	for i := range l.entries {
+		if l.entries[i].problem() {
+			again = append(again, l.entries[i].path)
 		}
 	}
 	for _, p := range changed {
 		again = append(again, p)
-		again = append(again, t.watch.links[p]...)
+		again = append(again, l.watch.links[p]...)
 	}
 	for _, p := range again {
 		e, gone := statPath(p)
-		i, found := slices.BinarySearchFunc(t.listing, p, byPath)
+		i, found := slices.BinarySearchFunc(l.entries, p, byPath)
 		switch {
 		case found && gone:
-			t.v.unlisted = append(t.v.unlisted, t.listing[i].key)
-			t.v.countPath(&t.listing[i], -1)
-			t.listing = slices.Delete(t.listing, i, i+1)
+			l.unlisted = append(l.unlisted, l.entries[i].key)
+			l.countPath(&l.entries[i], -1)
+			l.entries = slices.Delete(l.entries, i, i+1)
 			moved = true
 		case found:
-			moved = moved || !t.listing[i].same(&e)
-			if t.listing[i].key != e.key {
-				t.v.unlisted = append(t.v.unlisted, t.listing[i].key)
+			moved = moved || !l.entries[i].same(&e)
+			if l.entries[i].key != e.key {
+				l.unlisted = append(l.unlisted, l.entries[i].key)
 			}
-			t.v.countPath(&t.listing[i], -1)
-			t.v.countPath(&e, 1)
-			t.listing[i] = e
-			t.v.relisted = append(t.v.relisted, p)
-			t.watch.relinked(e)
-		case !gone && t.wanted(p):
-			t.v.countPath(&e, 1)
-			t.listing = slices.Insert(t.listing, i, e)
-			t.v.relisted = append(t.v.relisted, p)
-			t.watch.relinked(e)
+			l.countPath(&l.entries[i], -1)
+			l.countPath(&e, 1)
+			l.entries[i] = e
+			l.relisted = append(l.relisted, p)
+			l.watch.relinked(e)
+		case !gone && l.wanted(p):
+			l.countPath(&e, 1)
+			l.entries = slices.Insert(l.entries, i, e)
+			l.relisted = append(l.relisted, p)
+			l.watch.relinked(e)
 			moved = true
 		}
 	}
 	clear(again)
-	t.again = again[:0]
+	l.again = again[:0]
 	return moved
+}
+
+// countPath counts a listed entry towards its file's paths (by -1 when it
+// leaves the listing).
+func (l *listing) countPath(e *listed, by int) {
+	if e.problem() {
+		return
+	}
+	if l.count[e.key] += by; l.count[e.key] <= 0 {
+		delete(l.count, e.key)
+	}
+}
+
+// find returns the entry of path p, or nil.
+func (l *listing) find(p string) *listed {
+	if i, ok := slices.BinarySearchFunc(l.entries, p, byPath); ok {
+		return &l.entries[i]
+	}
+	return nil
+}
+
+// settled ends a poll: what relist found is the poll's, done with.
+func (l *listing) settled() {
+	l.relisted, l.unlisted = l.relisted[:0], l.unlisted[:0]
 }
 
 // same reports whether o says what e says.
@@ -136,17 +188,17 @@ func statPath(p string) (e listed, gone bool) {
 }
 
 // wanted reports whether a path not listed yet is one the globs match.
-func (t *Tracker) wanted(p string) bool {
-	for _, pat := range t.watch.include {
+func (l *listing) wanted(p string) bool {
+	for _, pat := range l.watch.include {
 		if ok, _ := doublestar.PathMatch(pat, p); ok {
-			return !t.excluded(p)
+			return !l.excluded(p)
 		}
 	}
 	return false
 }
 
-func (t *Tracker) excluded(p string) bool {
-	for _, pat := range t.opts.Exclude {
+func (l *listing) excluded(p string) bool {
+	for _, pat := range l.exclude {
 		if ok, _ := doublestar.PathMatch(pat, p); ok {
 			return true
 		}

@@ -16,7 +16,7 @@ import (
 
 // resolveAll matches new, changed and undecided files to identities.
 func (t *Tracker) resolveAll() {
-	work := t.work[:0]
+	work := t.scratch.work[:0]
 	for _, df := range t.v.disks {
 		if df.seen != t.poll || df.size == 0 {
 			continue
@@ -27,7 +27,7 @@ func (t *Tracker) resolveAll() {
 				work = append(work, df)
 			}
 		case roleShadow:
-			if df.changed || df.retry || !df.strong && df.verifiedGen != df.ident.checkGen {
+			if df.changed || df.retry || !df.strong && df.verifiedGen != df.ident.r.checks.gen {
 				work = append(work, df)
 			}
 		}
@@ -37,7 +37,7 @@ func (t *Tracker) resolveAll() {
 		t.resolve(df)
 	}
 	clear(work)
-	t.work = work[:0]
+	t.scratch.work = work[:0]
 }
 
 func (t *Tracker) resolve(df *diskFile) {
@@ -46,18 +46,18 @@ func (t *Tracker) resolve(df *diskFile) {
 	if !ok {
 		return
 	}
-	defer t.closeRaw(fd)
+	defer t.fds.closeRaw(fd)
 	if df.role == roleShadow {
 		x := df.ident
 		if bytes.HasPrefix(fp, x.fp) || bytes.HasPrefix(x.fp, fp) {
 			if v := t.verify(df, fd, x); v >= weak {
-				df.strong, df.verifiedGen = v == strong, x.checkGen
+				df.strong, df.verifiedGen = v == strong, x.r.checks.gen
 				return
 			}
 		}
 		t.setRole(df, roleNew, nil)
 	}
-	cands := t.idx.compatible(fp, t.cands[:0])
+	cands := t.files.byFP.compatible(fp, t.scratch.cands[:0])
 	slices.SortFunc(cands, func(a, b *File) int {
 		// its own inode first, then identities waiting for a source
 		if (a.key == df.key) != (b.key == df.key) {
@@ -66,7 +66,7 @@ func (t *Tracker) resolve(df *diskFile) {
 			}
 			return 1
 		}
-		wa, wb := a.src == nil && !a.done, b.src == nil && !b.done
+		wa, wb := a.src == nil && !a.r.done, b.src == nil && !b.r.done
 		if wa != wb {
 			if wa {
 				return -1
@@ -76,7 +76,7 @@ func (t *Tracker) resolve(df *diskFile) {
 		return cmp.Compare(a.id, b.id)
 	})
 	undecided := false
-	t.starved = false
+	t.current.starved = false
 	for _, x := range cands {
 		if x == df.truncatedFrom {
 			continue
@@ -87,15 +87,15 @@ func (t *Tracker) resolve(df *diskFile) {
 			undecided = true
 		default:
 			clear(cands)
-			t.cands = cands[:0]
+			t.scratch.cands = cands[:0]
 			t.attach(df, x, v == strong)
 			return
 		}
 	}
 	clear(cands)
-	t.cands = cands[:0]
+	t.scratch.cands = cands[:0]
 	if undecided {
-		if df.changed || t.starved {
+		if df.changed || t.current.starved {
 			// Growing, or not compared for want of a descriptor: not settling.
 			df.stalls = 0
 		} else {
@@ -112,36 +112,33 @@ func (t *Tracker) resolve(df *diskFile) {
 // identify opens df and reads its kind and fingerprint. The descriptor is
 // the caller's to close.
 func (t *Tracker) identify(df *diskFile) (*os.File, []byte, bool) {
-	if !t.slot() {
+	if !t.fds.slot() {
 		df.retry = true
 		return nil, nil, false
 	}
-	fd, err := t.open(df.path)
+	fd, _, err := t.fds.openKnown(df.path, df.key)
 	if err != nil {
 		df.retry = true // permission denied or vanished: try again next poll
-		t.report(df.path, err)
+		t.reports.report(df.path, err)
 		return nil, nil, false
 	}
-	t.fdsOpen++
-	info, err := fd.Stat()
-	if err != nil || !hasKey(fd.Name(), info, df.key) {
-		t.closeRaw(fd) // replaced since the stat: the next poll sees the new file
-		df.retry = true
+	if fd == nil {
+		df.retry = true // replaced since the stat: the next poll sees the new file
 		return nil, nil, false
 	}
-	t.readable(df.path)
-	n, err := fd.ReadAt(t.fpRaw, 0)
+	t.reports.readable(df.path)
+	n, err := fd.ReadAt(t.scratch.fpRaw, 0)
 	if err != nil && err != io.EOF {
-		t.closeRaw(fd)
-		t.report(df.path, err)
+		t.fds.closeRaw(fd)
+		t.reports.report(df.path, err)
 		df.retry = true
 		return nil, nil, false
 	}
 	if n == 0 {
-		t.closeRaw(fd) // emptied since the stat
+		t.fds.closeRaw(fd) // emptied since the stat
 		return nil, nil, false
 	}
-	raw := t.fpRaw[:n]
+	raw := t.scratch.fpRaw[:n]
 	kind := t.opts.Compression
 	if kind == decompress.Auto {
 		kind = decompress.Sniff(raw)
@@ -152,17 +149,17 @@ func (t *Tracker) identify(df *diskFile) (*os.File, []byte, bool) {
 	}
 	dec, err := decompress.NewReaderKind(io.NewSectionReader(fd, 0, df.size), kind)
 	if err == nil {
-		n, err = io.ReadFull(dec, t.fpDec)
+		n, err = io.ReadFull(dec, t.scratch.fpDec)
 		_ = dec.Close() // releases decoder buffers only; never fails
 	}
 	if n == 0 {
-		t.closeRaw(fd)
+		t.fds.closeRaw(fd)
 		if err != nil && err != io.EOF && !errors.Is(err, io.ErrUnexpectedEOF) {
-			t.reportAs(df.path, "corrupt", err) // tried again when it changes
+			t.reports.reportAs(df.path, "corrupt", err) // tried again when it changes
 		}
 		return nil, nil, false // nothing decodable yet: tried again when it grows
 	}
-	return fd, t.fpDec[:n], true
+	return fd, t.scratch.fpDec[:n], true
 }
 
 // attach makes df a shadow of identity x; adopt promotes it to source if x
@@ -170,19 +167,19 @@ func (t *Tracker) identify(df *diskFile) (*os.File, []byte, bool) {
 func (t *Tracker) attach(df *diskFile, x *File, strong bool) {
 	df.stalls, df.truncatedFrom = 0, nil
 	t.setRole(df, roleShadow, x)
-	df.strong, df.verifiedGen = strong, x.checkGen
+	df.strong, df.verifiedGen = strong, x.r.checks.gen
 }
 
 func (t *Tracker) setSource(x *File, df *diskFile) {
-	if x.handedOut && df.key != x.key {
-		t.rotations.Add(1)
+	if x.marks.handedOut && df.key != x.key {
+		t.stats.rotations.Add(1)
 		t.log.Info("continuing a file from its copy",
-			zap.String("from", x.path), zap.String("to", df.path), zap.Int64("offset", x.off))
+			zap.String("from", x.path), zap.String("to", df.path), zap.Int64("offset", x.r.off))
 	}
 	t.setRole(df, roleSource, x)
-	x.src, x.key, x.kind = df, df.key, df.kind
+	x.src, x.key, x.r.kind = df, df.key, df.kind
 	x.path, x.resolved = df.path, df.resolved
-	x.draining, x.eof, x.truncated = false, false, false
+	x.r.draining, x.r.eof, x.sizes.truncated = false, false, false
 	x.noteSize(df)
 }
 
@@ -197,28 +194,20 @@ const (
 
 // create makes df a new identity.
 func (t *Tracker) create(df *diskFile, fd *os.File, fp []byte) {
-	t.nextID++
-	f := &File{
-		t:      t,
-		id:     t.nextID,
-		fp:     append(make([]byte, 0, t.opts.FingerprintSize), fp...),
-		key:    df.key,
-		checks: make([]check, 0, maxChecks+1),
-	}
+	t.files.nextID++
+	f := newFile(&t.read, t.files.nextID, fp, df.key)
 	if df.atStart && !t.opts.StartAtBeginning && !t.resumed {
 		if df.kind == decompress.Plain {
-			f.off = t.startOffset(f, fd, df.size)
+			f.r.off = t.startOffset(f, fd, df.size)
 		} else {
-			f.off, f.skipped, f.done = skippedOffset, true, true
+			f.r.off, f.skipped, f.r.done = skippedOffset, true, true
 		}
 	}
-	f.committed, f.counted, f.tail.pos = f.off, f.off, f.off
+	f.committed, f.r.counted, f.r.tail.pos = f.r.off, f.r.off, f.r.off
 	df.stalls, df.truncatedFrom = 0, nil
 	t.setSource(f, df)
-	t.files[f.id] = f
-	t.changed[f.id] = struct{}{}
-	t.idx.insert(f)
-	t.discovered.Add(1)
+	t.files.add(f)
+	t.stats.discovered.Add(1)
 }
 
 // startOffset returns where a plain file found at the first poll starts
@@ -226,10 +215,10 @@ func (t *Tracker) create(df *diskFile, fd *os.File, fp []byte) {
 // check points, so a copy can be told apart before anything is read.
 func (t *Tracker) startOffset(f *File, fd *os.File, size int64) int64 {
 	n := min(size, startTail)
-	if t.tailBuf == nil {
-		t.tailBuf = make([]byte, startTail)
+	if t.scratch.tailBuf == nil {
+		t.scratch.tailBuf = make([]byte, startTail)
 	}
-	b := t.tailBuf[:n]
+	b := t.scratch.tailBuf[:n]
 	if _, err := fd.ReadAt(b, size-n); err != nil {
 		return size
 	}
@@ -240,9 +229,9 @@ func (t *Tracker) startOffset(f *File, fd *os.File, size int64) int64 {
 	off := size - n + int64(i) + 1
 	if w := min(off, checkWindow); int64(i+1) >= w {
 		win := b[int64(i+1)-w : i+1]
-		f.tail.n = copy(f.tail.buf[checkWindow-len(win):], win)
+		f.r.tail.n = copy(f.r.tail.buf[checkWindow-len(win):], win)
 		if off > int64(t.opts.FingerprintSize) {
-			f.checks, _ = addCheck(f.checks, check{off: off, sum: sum(win)})
+			f.r.checks.list, _ = addCheck(f.r.checks.list, check{off: off, sum: sum(win)})
 		}
 	}
 	return off
@@ -251,13 +240,13 @@ func (t *Tracker) startOffset(f *File, fd *os.File, size int64) int64 {
 // adopt gives identities without a source their best shadow: a copy made
 // by copytruncate, a compressed rotation, the file itself after a restart.
 func (t *Tracker) adopt() {
-	waiting := t.cands[:0]
+	waiting := t.scratch.cands[:0]
 	for _, df := range t.v.disks {
 		if df.role != roleShadow || df.seen != t.poll {
 			continue
 		}
 		x := df.ident
-		if x.src != nil || x.done && (x.failed || x.skipped) {
+		if x.src != nil || x.r.done && (x.r.failed || x.skipped) {
 			continue
 		}
 		if x.best == nil {
@@ -268,7 +257,7 @@ func (t *Tracker) adopt() {
 		}
 	}
 	for _, x := range waiting {
-		if x.done {
+		if x.r.done {
 			// Its file went away and was read to its end; now it is back (moved back, or
 			// replaced by a link to it).
 			t.readOn(x, x.best.path)
@@ -277,16 +266,16 @@ func (t *Tracker) adopt() {
 		x.best = nil
 	}
 	clear(waiting)
-	t.cands = waiting[:0]
+	t.scratch.cands = waiting[:0]
 }
 
 // readOn unfinishes x, whose file went away and was read to its end, now that the file is seen
 // again at path: reading goes on from where it stopped.
 func (t *Tracker) readOn(x *File, path string) {
 	t.log.Info("file seen again after it was read to its end, reading on",
-		zap.String("path", path), zap.Int64("offset", x.off))
-	t.closeFile(x)
-	x.done = false
+		zap.String("path", path), zap.Int64("offset", x.r.off))
+	t.fds.closeFile(x)
+	x.r.done = false
 }
 
 // better prefers, as x's source, the file x was read from (its inode), then

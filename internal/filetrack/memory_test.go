@@ -123,11 +123,11 @@ func TestRoundsKeepCheckPoints(t *testing.T) {
 			break
 		}
 	}
-	a, b := straight.tr.files[straight.ids("a")[0]], inRounds.tr.files[inRounds.ids("a")[0]]
-	if len(a.checks) == 0 || len(b.checks) < 2 || a.checks[len(a.checks)-1] != b.checks[len(b.checks)-1] {
-		t.Fatalf("check points %v read straight, %v in rounds", a.checks, b.checks)
+	a, b := straight.tr.files.byID[straight.ids("a")[0]], inRounds.tr.files.byID[inRounds.ids("a")[0]]
+	if len(a.r.checks.list) == 0 || len(b.r.checks.list) < 2 || a.r.checks.list[len(a.r.checks.list)-1] != b.r.checks.list[len(b.r.checks.list)-1] {
+		t.Fatalf("check points %v read straight, %v in rounds", a.r.checks.list, b.r.checks.list)
 	}
-	for _, c := range b.checks {
+	for _, c := range b.r.checks.list {
 		if want := sum(data[c.off-min(c.off, checkWindow) : c.off]); c.sum != want {
 			t.Errorf("check point at %d: sum %d, the file's bytes before it %d", c.off, c.sum, want)
 		}
@@ -151,8 +151,8 @@ func TestDecodersBounded(t *testing.T) {
 		for _, f := range h.tr.Poll() {
 			h.readSome(f, 500)
 			n := 0
-			for _, g := range h.tr.files {
-				if g.dec != nil {
+			for _, g := range h.tr.files.byID {
+				if g.r.dec != nil {
 					n++
 				}
 			}
@@ -169,7 +169,7 @@ func TestDecodersBounded(t *testing.T) {
 	if most < decoders {
 		t.Errorf("at most %d decoders at once: the files were not read %d at a time", most, decoders)
 	}
-	for _, f := range h.tr.files {
+	for _, f := range h.tr.files.byID {
 		if f.Kind() != decompress.Gzip {
 			t.Errorf("%s: kind %v", f.Path(), f.Kind())
 		}

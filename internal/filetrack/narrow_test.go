@@ -37,8 +37,8 @@ func probeIn(t *testing.T, mk func(dir string) Options, fn func(t *testing.T, h 
 			if inc == nil {
 				inc = h.tr.opts.Include
 			}
-			h.tr.watch.newHints = func() (hinter, error) { return &oracleHints{include: inc}, nil }
-			h.tr.watch.now = func() time.Time { return now }
+			h.tr.paths.watch.newHints = func() (hinter, error) { return &oracleHints{include: inc}, nil }
+			h.tr.paths.watch.now = func() time.Time { return now }
 			fn(t, h, func() { now = now.Add(2 * time.Hour) })
 		})
 	}
@@ -107,7 +107,7 @@ func TestNarrowAsWideHardLinkPathFlips(t *testing.T) {
 	testkit.WriteFile(t, a, text(lines("a", 0, 5)))
 	must(t, os.Link(a, b))
 	h.rounds(3)
-	f := h.tr.files[h.ids("a")[0]]
+	f := h.tr.files.byID[h.ids("a")[0]]
 	if f.Path() != a {
 		t.Fatalf("path %s, want %s", f.Path(), a)
 	}
@@ -163,7 +163,7 @@ func TestNarrowAsWideNewHardLinkMovesFile(t *testing.T) {
 		h.rounds(3)
 		must(t, os.Link(a, z))
 		h.rounds(2)
-		f := h.tr.files[h.ids("a")[0]]
+		f := h.tr.files.byID[h.ids("a")[0]]
 		h.expect(lines("a", 0, 5))
 		if f.Path() != a || h.tr.Stats().Rotations != 0 {
 			t.Fatalf("path %s, %d rotations; want %s, 0", f.Path(), h.tr.Stats().Rotations, a)

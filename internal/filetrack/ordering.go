@@ -59,23 +59,23 @@ type candidate struct {
 	vals []int64 // parsed keys, by Sort
 }
 
-// selected returns the listed files to follow: the whole listing without an
-// Ordering; otherwise the chosen ones, in path order. Paths that could not be
-// stated go through as they are, to be reported.
-func (t *Tracker) selected() []listed {
-	o := t.opts.Ordering
+// selected returns the listed files to follow: all of listing without an
+// Ordering (o nil); otherwise the chosen ones, in path order. Paths that could not be
+// stated go through as they are, to be reported; files older than olderThan
+// (Options.ExcludeOlderThan, 0 for none) are left out.
+func (o *Ordering) selected(listing []listed, olderThan time.Duration) []listed {
 	if o == nil || len(o.SortBy) == 0 {
-		return t.listing
+		return listing
 	}
 	var cutoff int64
-	if t.opts.ExcludeOlderThan > 0 {
+	if olderThan > 0 {
 		// file_log leaves out old files before it sorts and cuts.
-		cutoff = time.Now().Add(-t.opts.ExcludeOlderThan).UnixNano()
+		cutoff = time.Now().Add(-olderThan).UnixNano()
 	}
 	groups := map[string][]candidate{}
 	var out []listed
-	for i := range t.listing {
-		e := &t.listing[i]
+	for i := range listing {
+		e := &listing[i]
 		if e.problem() {
 			out = append(out, *e)
 			continue

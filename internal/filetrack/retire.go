@@ -13,13 +13,10 @@ import (
 // rounds that stopped before the end.
 func (t *Tracker) housekeep() {
 	for _, f := range t.v.files {
-		if f.done && (f.fd != nil || f.lr != nil) {
-			t.closeFile(f)
+		if f.r.done && (f.r.fd != nil || f.r.lr != nil) {
+			t.fds.closeFile(f)
 		}
-		if f.off > f.counted {
-			t.bytesRead.Add(f.off - f.counted)
-			f.counted = f.off
-		}
+		f.r.count()
 	}
 }
 
@@ -30,23 +27,23 @@ func (t *Tracker) deleteRead() {
 	}
 	for _, f := range t.v.files {
 		df := f.src
-		if df == nil || f.forgotten || f.failed || f.skipped || f.draining || f.committed < f.off {
+		if df == nil || f.marks.forgotten || f.r.failed || f.skipped || f.r.draining || f.committed < f.r.off {
 			continue
 		}
-		if f.kind == decompress.Plain {
-			if !f.eof || df.size != f.tail.pos || f.off != f.tail.pos {
+		if f.r.kind == decompress.Plain {
+			if !f.r.eof || df.size != f.r.tail.pos || f.r.off != f.r.tail.pos {
 				continue
 			}
-		} else if !f.done {
+		} else if !f.r.done {
 			continue
 		}
 		if err := os.Remove(df.path); err != nil {
-			t.reportAs(df.path, "cannot delete", err)
+			t.reports.reportAs(df.path, "cannot delete", err)
 			continue
 		}
 		t.log.Debug("deleted file after reading it", zap.String("path", df.path))
-		t.closeFile(f)
-		t.finish(f)
+		t.fds.closeFile(f)
+		t.current.finish(f)
 		f.src = nil
 		t.dropDisk(df)
 	}
@@ -56,26 +53,15 @@ func (t *Tracker) deleteRead() {
 func (t *Tracker) forget() {
 	for _, df := range t.v.disks {
 		if df.ident != nil && !df.dropped {
-			df.ident.lastSeen = t.poll
+			df.ident.marks.lastSeen = t.poll
 		}
 	}
 	for _, f := range t.v.files {
-		if f.forgotten || f.lastSeen+forgetPolls > t.poll || f.fd != nil || f.committed < f.off {
+		if f.marks.forgotten || f.marks.lastSeen+forgetPolls > t.poll || f.r.fd != nil || f.committed < f.r.off {
 			continue
 		}
 		t.loseUnread(f)
-		t.finish(f)
-		t.idx.remove(f)
+		t.current.finish(f)
 		t.forgetFile(f)
-	}
-}
-
-func (t *Tracker) finish(f *File) {
-	if f.done {
-		return
-	}
-	f.done = true
-	if f.handedOut {
-		t.finished = append(t.finished, f)
 	}
 }

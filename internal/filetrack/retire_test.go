@@ -27,7 +27,7 @@ func TestForget(t *testing.T) {
 	if finished != 1 {
 		t.Fatalf("finished reported %d times, want once", finished)
 	}
-	if n := len(h.tr.files); n != 0 {
+	if n := len(h.tr.files.byID); n != 0 {
 		t.Fatalf("%d identities kept after their files are gone", n)
 	}
 	es, err := checkpoint.Decode(h.tr.Checkpoint())

@@ -135,7 +135,7 @@ func TestDrainedFileSeenLateIsReadOn(t *testing.T) {
 	o := Options{Include: []string{h.path("0.log*")}, StartAtBeginning: true, Watch: true, FullScanInterval: time.Hour}
 	h.start(o)
 	hints := &scriptedHints{}
-	h.tr.watch.newHints = func() (hinter, error) { return hints, nil }
+	h.tr.paths.watch.newHints = func() (hinter, error) { return hints, nil }
 	live, rotated := h.path("0.log"), h.path("0.log.20261202-000001")
 	w, err := os.OpenFile(live, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	must(t, err)

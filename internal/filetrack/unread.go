@@ -26,12 +26,12 @@ func (t *Tracker) boundDeleted() {
 	if t.opts.MaxDeletedBytes <= 0 {
 		return
 	}
-	deleted, held := t.cands[:0], int64(0)
-	for _, f := range t.drained {
-		if !f.draining || f.fd == nil || f.done || f.src == nil {
+	deleted, held := t.scratch.cands[:0], int64(0)
+	for _, f := range t.scratch.drained {
+		if !f.r.draining || f.r.fd == nil || f.r.done || f.src == nil {
 			continue
 		}
-		info, err := f.fd.Stat()
+		info, err := f.r.fd.Stat()
 		if err != nil || !unlinked(info) {
 			continue
 		}
@@ -51,23 +51,23 @@ func (t *Tracker) boundDeleted() {
 			held -= df.size
 			t.lose(f, df.path, t.unreadOnDisk(f, df), "closing a deleted file before it was read to its end: "+
 				"deleted files held open would take more disk space than the configured bound")
-			t.closeFile(f)
-			f.src, f.draining = nil, false
+			t.fds.closeFile(f)
+			f.src, f.r.draining = nil, false
 			t.dropDisk(df)
-			t.finish(f)
+			t.current.finish(f)
 		}
 	}
 	clear(deleted)
-	t.cands = deleted[:0]
+	t.scratch.cands = deleted[:0]
 }
 
 // unreadOnDisk returns the bytes of df that f has not handed out: for a compressed file, the
 // compressed bytes its descriptor has not reached.
 func (t *Tracker) unreadOnDisk(f *File, df *diskFile) int64 {
-	if f.kind == decompress.Plain {
-		return max(df.size-f.off, 0)
+	if f.r.kind == decompress.Plain {
+		return max(df.size-f.r.off, 0)
 	}
-	pos, err := f.fd.Seek(0, io.SeekCurrent)
+	pos, err := f.r.fd.Seek(0, io.SeekCurrent)
 	if err != nil {
 		return df.size
 	}
@@ -78,26 +78,27 @@ func (t *Tracker) unreadOnDisk(f *File, df *diskFile) int64 {
 // it was never read: when it becomes the source, and whenever its size changes.
 func (f *File) noteSize(df *diskFile) {
 	if df.kind == decompress.Plain {
-		f.seenSize = max(f.seenSize, df.size)
-	} else if !f.done {
-		f.seenCompressed = df.size
+		f.sizes.plain = max(f.sizes.plain, df.size)
+	} else if !f.r.done {
+		f.sizes.compressed = df.size
 	}
 }
 
 // loseUnread counts and logs what of f, forgotten now, was never read.
 func (t *Tracker) loseUnread(f *File) {
+	s, cs := f.sizes, f.r.checks.list
 	switch {
-	case f.skipped || f.done:
-	case f.seenSize > f.off && f.truncated:
-		t.lose(f, f.path, f.seenSize-f.off, "file truncated or rewritten before it was read to its end, and no copy of it continued it")
-	case f.seenSize > f.off:
-		t.lose(f, f.path, f.seenSize-f.off, "file went away before it was read to its end")
-	case f.seenSize == 0 && f.seenCompressed > 0:
-		t.lose(f, f.path, f.seenCompressed, "compressed file went away before it was read to its end")
-	case f.seenSize == 0 && len(f.checks) > 0:
+	case f.skipped || f.r.done:
+	case s.plain > f.r.off && s.truncated:
+		t.lose(f, f.path, s.plain-f.r.off, "file truncated or rewritten before it was read to its end, and no copy of it continued it")
+	case s.plain > f.r.off:
+		t.lose(f, f.path, s.plain-f.r.off, "file went away before it was read to its end")
+	case s.plain == 0 && s.compressed > 0:
+		t.lose(f, f.path, s.compressed, "compressed file went away before it was read to its end")
+	case s.plain == 0 && len(cs) > 0:
 		// Restored from the checkpoint and not found in this run: what the last run read and
 		// had not committed (its last check point is where reading got to) is lost with it.
-		t.lose(f, f.path, f.checks[len(f.checks)-1].off-f.off,
+		t.lose(f, f.path, cs[len(cs)-1].off-f.r.off,
 			"file of the last run went away while the collector was down, before what was read of it was delivered")
 	}
 }
@@ -107,7 +108,7 @@ func (t *Tracker) lose(f *File, path string, n int64, why string) {
 	if n <= 0 {
 		return
 	}
-	t.bytesLost.Add(n)
-	f.seenSize, f.seenCompressed = f.off, 0
-	t.log.Warn(why, zap.String("path", path), zap.Int64("unread_bytes", n), zap.Int64("read_to", f.off))
+	t.stats.bytesLost.Add(n)
+	f.sizes.plain, f.sizes.compressed = f.r.off, 0
+	t.log.Warn(why, zap.String("path", path), zap.Int64("unread_bytes", n), zap.Int64("read_to", f.r.off))
 }

@@ -1,7 +1,5 @@
 package filetrack
 
-import "slices"
-
 // visits is what a poll looks at. A wide poll visits every identity and every
 // file on disk; a narrow one only those that may need something of a stage:
 // the ones not quiet after their last visit, the ones stirred since (a path the
@@ -18,15 +16,6 @@ type visits struct {
 	busyFiles map[*File]struct{}     // not quiet at their last visit, or stirred since
 	busyDisks map[*diskFile]struct{} // not quiet at their last visit
 	shadows   map[*diskFile]struct{} // every shadow: visited at every poll
-	opened    map[*File]struct{}     // the identities with a descriptor open
-
-	// What relist found between full listings: the paths it stated again that
-	// are listed now, and the keys of the entries it dropped or replaced.
-	relisted []string
-	unlisted []fileKey
-	// paths counts the listed paths of each file (hard links, and a link listed
-	// beside its target, make more than one).
-	paths map[fileKey]int
 }
 
 func newVisits() visits {
@@ -34,8 +23,6 @@ func newVisits() visits {
 		busyFiles: map[*File]struct{}{},
 		busyDisks: map[*diskFile]struct{}{},
 		shadows:   map[*diskFile]struct{}{},
-		opened:    map[*File]struct{}{},
-		paths:     map[fileKey]int{},
 	}
 }
 
@@ -52,18 +39,18 @@ func (t *Tracker) beginVisits(listedAll bool) {
 	v.files, v.disks = v.files[:0], v.disks[:0]
 	v.scanned = false
 	v.wide = listedAll || t.opts.Ordering != nil || t.opts.ExcludeOlderThan > 0
-	for _, k := range v.unlisted {
-		if t.disk[k] != nil || v.paths[k] > 0 {
+	for _, k := range t.paths.unlisted {
+		if t.disk[k] != nil || t.paths.count[k] > 0 {
 			v.wide = true
 		}
 	}
-	for _, p := range v.relisted {
-		if i, ok := slices.BinarySearchFunc(t.listing, p, byPath); ok && v.paths[t.listing[i].key] > 1 {
+	for _, p := range t.paths.relisted {
+		if e := t.paths.find(p); e != nil && t.paths.count[e.key] > 1 {
 			v.wide = true
 		}
 	}
 	if v.wide {
-		for _, f := range t.files {
+		for _, f := range t.files.byID {
 			t.visitFile(f)
 		}
 		for _, df := range t.disk {
@@ -84,10 +71,10 @@ func (t *Tracker) beginVisits(listedAll bool) {
 
 // visitFile adds f, with its source, to this poll's visits.
 func (t *Tracker) visitFile(f *File) {
-	if f.visited == t.poll {
+	if f.marks.visited == t.poll {
 		return
 	}
-	f.visited = t.poll
+	f.marks.visited = t.poll
 	t.v.files = append(t.v.files, f)
 	if f.src != nil {
 		t.visitDisk(f.src)
@@ -108,20 +95,9 @@ func (t *Tracker) visitDisk(df *diskFile) {
 	}
 	if df.ident != nil {
 		if !t.v.wide && df.listed {
-			df.ident.lastSeen = max(df.ident.lastSeen, t.poll-1)
+			df.ident.marks.lastSeen = max(df.ident.marks.lastSeen, t.poll-1)
 		}
 		t.visitFile(df.ident)
-	}
-}
-
-// countPath counts a listed entry towards its file's paths (by -1 when it
-// leaves the listing).
-func (v *visits) countPath(e *listed, by int) {
-	if e.problem() {
-		return
-	}
-	if v.paths[e.key] += by; v.paths[e.key] <= 0 {
-		delete(v.paths, e.key)
 	}
 }
 
@@ -149,11 +125,9 @@ func (t *Tracker) dropDisk(df *diskFile) {
 
 // forgetFile drops identity f.
 func (t *Tracker) forgetFile(f *File) {
-	delete(t.files, f.id)
-	delete(t.changed, f.id)
+	t.files.forget(f)
 	delete(t.v.busyFiles, f)
-	f.forgotten = true
-	t.gone = append(t.gone, f.id)
+	f.marks.forgotten = true
 }
 
 // scanUnchanged ends scan in a narrow poll: the visited files on disk it did
@@ -180,7 +154,7 @@ func (t *Tracker) markUnchanged(df *diskFile) {
 func (t *Tracker) endVisits(out []*File) {
 	v := &t.v
 	for _, f := range v.files {
-		if f.forgotten || t.quietFile(f) {
+		if f.marks.forgotten || t.quietFile(f) {
 			delete(v.busyFiles, f)
 		} else {
 			v.busyFiles[f] = struct{}{}
@@ -199,15 +173,14 @@ func (t *Tracker) endVisits(out []*File) {
 			v.busyDisks[df] = struct{}{}
 		}
 	}
-	v.relisted, v.unlisted = v.relisted[:0], v.unlisted[:0]
+	t.paths.settled()
 }
 
 // quietFile reports whether f needs nothing until something changes: no data
 // or descriptor it keeps, not drained, stalled or failed, seen at this poll,
 // its reading counted, and closed if done.
 func (t *Tracker) quietFile(f *File) bool {
-	return !f.wants() && !f.pinned() && !f.stalled && f.err == nil && f.lastSeen == t.poll &&
-		f.off == f.counted && (!f.done || f.fd == nil && f.lr == nil)
+	return !f.wants() && f.r.idle() && f.marks.lastSeen == t.poll
 }
 
 // quietDisk reports whether df needs nothing until it changes: seen at this
@@ -215,12 +188,12 @@ func (t *Tracker) quietFile(f *File) bool {
 // source and verified against its latest check points.
 func quietDisk(df *diskFile, poll uint64) bool {
 	return df.seen == poll && !df.retry && (df.role != roleShadow ||
-		df.ident.src != nil && (df.strong || df.verifiedGen == df.ident.checkGen))
+		df.ident.src != nil && (df.strong || df.verifiedGen == df.ident.r.checks.gen))
 }
 
 // stirFile makes f visited at the next poll.
 func (t *Tracker) stirFile(f *File) {
-	if !f.forgotten {
+	if !f.marks.forgotten {
 		t.v.busyFiles[f] = struct{}{}
 	}
 }

@@ -35,6 +35,8 @@ type hinter interface {
 // paths the watches reported. Polling 10 000 files is then a few map lookups
 // per file instead of a stat each.
 type watching struct {
+	enabled  bool          // Options.Watch
+	fullScan time.Duration // Options.FullScanInterval
 	newHints func() (hinter, error)
 	now      func() time.Time
 	hints    hinter // nil: a full listing at every poll
@@ -58,8 +60,10 @@ type watching struct {
 	watched map[string]struct{} // the directories last synced
 }
 
-func newWatching() watching {
+func newWatching(enabled bool, fullScan time.Duration) watching {
 	return watching{
+		enabled:  enabled,
+		fullScan: fullScan,
 		newHints: func() (hinter, error) {
 			w, err := dirwatch.New()
 			if err != nil {
@@ -78,55 +82,45 @@ func newWatching() watching {
 // lost track, otherwise only where they reported changes. It reports whether
 // the listing may have changed (always, after a full listing), and whether it
 // listed fully.
-func (t *Tracker) list() (moved, all bool) {
-	w := &t.watch
-	if t.opts.Watch && !w.tried {
-		t.startWatching()
+func (l *listing) list() (moved, all bool) {
+	w := &l.watch
+	if w.enabled && !w.tried {
+		l.startWatching()
 	}
 	if w.hints == nil {
-		t.listAll()
+		l.listAll()
 		return true, true
 	}
 	now := w.now()
 	changed, rescan := w.hints.Changes()
-	if !rescan && !w.again && !w.broken && now.Sub(w.lastFull) < t.opts.FullScanInterval {
-		return t.relist(changed), false
+	if !rescan && !w.again && !w.broken && now.Sub(w.lastFull) < w.fullScan {
+		return l.relist(changed), false
 	}
-	t.listAll()
+	l.listAll()
 	w.lastFull = now
-	if !w.broken || now.Sub(w.lastSync) >= t.opts.FullScanInterval {
-		t.syncWatches(now)
+	if !w.broken || now.Sub(w.lastSync) >= w.fullScan {
+		l.syncWatches(now)
 	}
 	return true, true
 }
 
-// atRest reports whether a poll after this one, with the same listing and no
-// commit in between, would do nothing and hand out nothing: no file has data
-// or a descriptor it keeps, none is being drained, stalled, waiting for a
-// copy or to be forgotten, no candidate is undecided, and no listed file grows
-// too old (exclude_older_than) before the next full listing. Skipping such
-// polls makes an idle poll of many watched files cost next to nothing; any
-// state this misses waits at most for the next full listing.
-func (t *Tracker) atRest(out []*File) bool {
-	if t.watch.hints == nil || len(out) > 0 || len(t.finished) > 0 {
+// ageing reports whether a listed file grows older than olderThan (Options.ExcludeOlderThan,
+// 0 for none) before the next full listing: a poll with nothing else to do then is not idle.
+func (l *listing) ageing(olderThan time.Duration) bool {
+	if olderThan <= 0 {
 		return false
 	}
-	if len(t.v.busyFiles) > 0 || len(t.v.busyDisks) > 0 {
-		return false // see quietFile and quietDisk; what was not visited is quiet
-	}
-	if t.opts.ExcludeOlderThan > 0 {
-		ages := t.watch.lastFull.Add(t.opts.FullScanInterval).Add(-t.opts.ExcludeOlderThan).UnixNano()
-		for i := range t.listing {
-			if t.listing[i].mtime < ages {
-				return false
-			}
+	ages := l.watch.lastFull.Add(l.watch.fullScan).Add(-olderThan).UnixNano()
+	for i := range l.entries {
+		if l.entries[i].mtime < ages {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
-func (t *Tracker) startWatching() {
-	w := &t.watch
+func (l *listing) startWatching() {
+	w := &l.watch
 	w.tried = true
 	hints, err := w.newHints()
 	if err != nil {
@@ -134,26 +128,26 @@ func (t *Tracker) startWatching() {
 		if errors.Is(err, dirwatch.ErrUnsupported) {
 			level = zap.DebugLevel
 		}
-		t.log.Log(level, "directory watches unavailable; listing every file at every poll", zap.Error(err))
+		l.log.Log(level, "directory watches unavailable; listing every file at every poll", zap.Error(err))
 		return
 	}
 	w.hints = hints
-	for _, pat := range t.opts.Include {
+	for _, pat := range l.include {
 		w.include = append(w.include, filepath.Clean(pat))
 	}
 }
 
-func (t *Tracker) syncWatches(now time.Time) {
-	w := &t.watch
+func (l *listing) syncWatches(now time.Time) {
+	w := &l.watch
 	w.lastSync = now
-	added, err := w.hints.Sync(t.watchDirs())
+	added, err := w.hints.Sync(l.watchDirs())
 	w.again = added > 0
 	switch {
 	case err != nil && !w.broken:
-		t.log.Info("some directories cannot be watched; listing every file at every poll until they can", zap.Error(err))
+		l.log.Info("some directories cannot be watched; listing every file at every poll until they can", zap.Error(err))
 		w.broken = true
 	case err == nil && w.broken:
-		t.log.Info("every directory watched again")
+		l.log.Info("every directory watched again")
 		w.broken = false
 	}
 }
@@ -162,16 +156,16 @@ func (t *Tracker) syncWatches(now time.Time) {
 // the targets of listed links, those the globs' directory parts match (empty
 // ones may get files), and those between these and the globs' static bases
 // (where a new directory appears). It maps the listed links' targets anew.
-func (t *Tracker) watchDirs() []string {
-	w := &t.watch
+func (l *listing) watchDirs() []string {
+	w := &l.watch
 	clear(w.watched)
 	clear(w.links)
 	for _, pat := range w.include {
 		w.globDirs(pat)
 	}
-	for i := range t.listing {
-		w.watched[filepath.Dir(t.listing[i].path)] = struct{}{}
-		if dir := w.linked(t.listing[i]); dir != "" {
+	for i := range l.entries {
+		w.watched[filepath.Dir(l.entries[i].path)] = struct{}{}
+		if dir := w.linked(l.entries[i]); dir != "" {
 			w.watched[dir] = struct{}{}
 		}
 	}
@@ -242,4 +236,12 @@ func (w *watching) relinked(e listed) {
 			w.again = true
 		}
 	}
+}
+
+// close stops the watches, if any.
+func (l *listing) close() error {
+	if l.watch.hints == nil {
+		return nil
+	}
+	return l.watch.hints.Close()
 }

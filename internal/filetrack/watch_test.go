@@ -48,8 +48,8 @@ func watched(t *testing.T, opts Options) (*harness, *fakeHints, *time.Time) {
 
 // fake makes h's tracker (new after each h.start) list through hints and the clock now.
 func fake(h *harness, hints *fakeHints, now *time.Time) {
-	h.tr.watch.newHints = func() (hinter, error) { return hints, nil }
-	h.tr.watch.now = func() time.Time { return *now }
+	h.tr.paths.watch.newHints = func() (hinter, error) { return hints, nil }
+	h.tr.paths.watch.now = func() time.Time { return *now }
 }
 
 // Between full listings only the reported paths are stated again: a change
@@ -93,7 +93,7 @@ func TestWatchAddsAndDropsReportedPaths(t *testing.T) {
 	hints.paths = []string{c, a, h.path("a.log.1")}
 	h.round()
 	h.expect(lines("a", 0, 2), lines("c", 0, 2))
-	if got := h.tr.listing; len(got) != 2 || got[0].path != h.path("a.log.1") || got[1].path != c {
+	if got := h.tr.paths.entries; len(got) != 2 || got[0].path != h.path("a.log.1") || got[1].path != c {
 		t.Fatalf("listing %+v, want a.log.1 and c.log", got)
 	}
 	if n := h.tr.Stats().Rotations; n != 1 {
@@ -116,8 +116,8 @@ func TestWatchReportedPathMustMatch(t *testing.T) {
 	hints.paths = []string{skip, txt}
 	h.round()
 	h.expect()
-	if len(h.tr.listing) != 0 {
-		t.Fatalf("listing %+v, want nothing", h.tr.listing)
+	if len(h.tr.paths.entries) != 0 {
+		t.Fatalf("listing %+v, want nothing", h.tr.paths.entries)
 	}
 }
 
@@ -190,7 +190,7 @@ func TestWatchBrokenListsEveryPoll(t *testing.T) {
 // poll lists fully, as with Watch off, and says so once.
 func TestWatchUnavailable(t *testing.T) {
 	h, _, _ := watched(t, Options{StartAtBeginning: true})
-	h.tr.watch.newHints = func() (hinter, error) { return nil, errors.New("too many open files") }
+	h.tr.paths.watch.newHints = func() (hinter, error) { return nil, errors.New("too many open files") }
 	a := h.path("a.log")
 	for i := range 3 {
 		testkit.AppendFile(t, a, text(lines("a", i, i+1)))
@@ -240,7 +240,7 @@ func inotifyHarness(t *testing.T) *harness {
 	h := newHarness(t, Options{StartAtBeginning: true})
 	h.start(Options{Include: []string{filepath.Join(h.dir, "*", "*.log")}, StartAtBeginning: true,
 		Watch: true, FullScanInterval: time.Hour})
-	probe, err := h.tr.watch.newHints()
+	probe, err := h.tr.paths.watch.newHints()
 	if err != nil {
 		t.Skip("no directory watches here:", err)
 	}
@@ -275,12 +275,12 @@ func TestWatchWithInotify(t *testing.T) {
 	roundsUntil("a new directory's file", lines("a", 0, 4), lines("b", 0, 2))
 
 	h.round() // lists fully: pod2 was watched only after the listing that found it
-	lastFull := h.tr.watch.lastFull
+	lastFull := h.tr.paths.watch.lastFull
 	testkit.AppendFile(t, p, text(lines("a", 4, 6)))
 	must(t, os.Rename(p, p+".1.log"))
 	testkit.WriteFile(t, p, text(lines("a2", 0, 2)))
 	roundsUntil("a rotation", lines("a", 0, 6), lines("b", 0, 2), lines("a2", 0, 2))
-	if !h.tr.watch.lastFull.Equal(lastFull) {
+	if !h.tr.paths.watch.lastFull.Equal(lastFull) {
 		t.Fatal("the rotation was seen by a full listing, not by the watches")
 	}
 }
@@ -311,12 +311,12 @@ func TestWatchNarrowPollsComeToRest(t *testing.T) {
 	testkit.WriteFile(t, h.path("b.log"), text(lines("b", 0, 2)))
 	h.rounds(6)
 	h.expect(lines("a", 0, 2), lines("b", 0, 2))
-	if !h.tr.watch.rest || len(h.tr.v.busyFiles)+len(h.tr.v.busyDisks) != 0 {
+	if !h.tr.paths.watch.rest || len(h.tr.v.busyFiles)+len(h.tr.v.busyDisks) != 0 {
 		t.Fatalf("not at rest after reading: busy %d files, %d on disk", len(h.tr.v.busyFiles), len(h.tr.v.busyDisks))
 	}
 	var closed, open *File
-	for _, f := range h.tr.files {
-		if f.fd == nil {
+	for _, f := range h.tr.files.byID {
+		if f.r.fd == nil {
 			closed = f
 		} else {
 			open = f
@@ -331,7 +331,7 @@ func TestWatchNarrowPollsComeToRest(t *testing.T) {
 	if n := h.tr.Stats().FilesTracked; n != 1 {
 		t.Fatalf("%d identities, want one (the deleted file's forgotten)", n)
 	}
-	if !h.tr.watch.rest || len(h.tr.v.busyFiles)+len(h.tr.v.busyDisks) != 0 {
+	if !h.tr.paths.watch.rest || len(h.tr.v.busyFiles)+len(h.tr.v.busyDisks) != 0 {
 		t.Fatalf("not at rest after forgetting: busy %d files, %d on disk", len(h.tr.v.busyFiles), len(h.tr.v.busyDisks))
 	}
 	testkit.AppendFile(t, open.Path(), "more\n")

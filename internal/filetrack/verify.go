@@ -3,22 +3,10 @@ package filetrack
 import (
 	"bytes"
 	"io"
-	"io/fs"
 	"os"
 
 	"github.com/mergelog/otelcol-mergelog/internal/decompress"
 )
-
-// fileKey is a file's device and inode: its identity while it exists. keyOf,
-// which finds it, depends on the OS.
-type fileKey struct{ dev, ino uint64 }
-
-// hasKey reports whether the file at path, whose stat is info, is the one
-// known by key.
-func hasKey(path string, info fs.FileInfo, key fileKey) bool {
-	k, err := keyOf(path, info)
-	return err == nil && k == key
-}
 
 // verdict is the outcome of comparing a candidate file with an identity.
 type verdict uint8
@@ -40,7 +28,7 @@ func (t *Tracker) verify(c *diskFile, fd *os.File, x *File) verdict {
 		return differ
 	}
 	if x.key == c.key && x.src == nil {
-		if c.kind == decompress.Plain && x.kind == decompress.Plain && c.size < x.off {
+		if c.kind == decompress.Plain && x.r.kind == decompress.Plain && c.size < x.r.off {
 			return differ
 		}
 		if v := t.compareChecks(c, fd, x); v == strong || v == differ {
@@ -60,37 +48,37 @@ func (t *Tracker) verify(c *diskFile, fd *os.File, x *File) verdict {
 // logrotate's .gz) is told for the copy it is before it is complete.
 func (t *Tracker) compareDirect(c *diskFile, fd *os.File, x *File) (verdict, bool) {
 	src := x.src
-	if src == nil || src == c || x.kind != decompress.Plain {
+	if src == nil || src == c || x.r.kind != decompress.Plain {
 		return 0, false
 	}
 	if c.kind == decompress.Plain && c.size > src.size {
 		return differ, true
 	}
-	xfd := x.fd
+	xfd := x.r.fd
 	if xfd == nil {
-		if !t.slot() {
-			t.starved = true
+		if !t.fds.slot() {
+			t.current.starved = true
 			return 0, false
 		}
 		var ok bool
-		if xfd, ok = t.openSource(src); !ok {
+		if xfd, ok = t.fds.openSource(src); !ok {
 			return 0, false
 		}
-		defer t.closeRaw(xfd)
+		defer t.fds.closeRaw(xfd)
 		if !t.sameStart(x, xfd, src.size) {
 			return 0, false // no longer x's stream (see holdsStream): the check points tell
 		}
 	}
 	end, a, okA := c.size, []byte(nil), false
 	if c.kind == decompress.Plain {
-		a, okA = readWindow(fd, end, &t.winA)
+		a, okA = readWindow(fd, end, &t.scratch.winA)
 	} else {
 		end, a, okA = t.decodedEnd(c, fd, src.size)
 		if okA && end > src.size {
 			return differ, true // a copy is never larger than its original
 		}
 	}
-	b, okB := readWindow(xfd, end, &t.winB)
+	b, okB := readWindow(xfd, end, &t.scratch.winB)
 	if !okA || !okB {
 		return 0, false
 	}
@@ -101,7 +89,7 @@ func (t *Tracker) compareDirect(c *diskFile, fd *os.File, x *File) (verdict, boo
 }
 
 // decodedEnd decodes compressed candidate c as far as it goes now, at most limit+1 bytes, and
-// returns where it stopped and the checkWindow bytes before that (in t.winA); false if
+// returns where it stopped and the checkWindow bytes before that (in scratch.winA); false if
 // nothing decodes.
 func (t *Tracker) decodedEnd(c *diskFile, fd *os.File, limit int64) (int64, []byte, bool) {
 	dec, err := decompress.NewReaderKind(io.NewSectionReader(fd, 0, c.size), c.kind)
@@ -114,16 +102,16 @@ func (t *Tracker) decodedEnd(c *diskFile, fd *os.File, limit int64) (int64, []by
 	if tl.pos == 0 {
 		return 0, nil, false
 	}
-	n := copy(t.winA[:], tl.buf[checkWindow-tl.n:])
-	return tl.pos, t.winA[:n], true
+	n := copy(t.scratch.winA[:], tl.buf[checkWindow-tl.n:])
+	return tl.pos, t.scratch.winA[:n], true
 }
 
 // compareChecks compares the candidate with x's last check point within its
 // size.
 func (t *Tracker) compareChecks(c *diskFile, fd *os.File, x *File) verdict {
-	cs := x.checks
+	cs := x.r.checks.list
 	if len(cs) == 0 {
-		if x.off <= int64(len(x.fp)) {
+		if x.r.off <= int64(len(x.fp)) {
 			return weak
 		}
 		return unknown
@@ -134,7 +122,7 @@ func (t *Tracker) compareChecks(c *diskFile, fd *os.File, x *File) verdict {
 	)
 	if c.kind == decompress.Plain {
 		if i = lastCheck(cs, c.size); i >= 0 {
-			w, ok := readWindow(fd, cs[i].off, &t.winA)
+			w, ok := readWindow(fd, cs[i].off, &t.scratch.winA)
 			if !ok {
 				return unknown
 			}
@@ -169,4 +157,29 @@ func streamChecks(c *diskFile, fd *os.File, cs []check) (int, uint64) {
 		i, got = j, tl.sum()
 	}
 	return i, got
+}
+
+// sameStart verifies that an open plain file still holds f's stream: its
+// fingerprint, and its last check point within the file (a file truncated
+// and refilled past the read offset can start with the same header). The
+// fingerprint grows with the file.
+func (t *Tracker) sameStart(f *File, fd *os.File, size int64) bool {
+	b := t.scratch.fpRaw[:min(size, int64(t.opts.FingerprintSize))]
+	if _, err := fd.ReadAt(b, 0); err != nil {
+		return true // reading will report it
+	}
+	if !bytes.HasPrefix(b, f.fp) {
+		return false
+	}
+	if i := lastCheck(f.r.checks.list, size); i >= 0 {
+		if w, ok := readWindow(fd, f.r.checks.list[i].off, &t.scratch.winA); ok && sum(w) != f.r.checks.list[i].sum {
+			return false
+		}
+	}
+	if len(b) > len(f.fp) {
+		t.files.byFP.remove(f)
+		f.fp = append(f.fp, b[len(f.fp):]...)
+		t.files.byFP.insert(f)
+	}
+	return true
 }

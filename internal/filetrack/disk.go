@@ -1,0 +1,33 @@
+package filetrack
+
+import "github.com/mergelog/otelcol-mergelog/internal/decompress"
+
+type role uint8
+
+const (
+	roleNew    role = iota // not matched to an identity (yet)
+	roleSource             // the file an identity is read from
+	roleShadow             // a copy of an identity that has its source: not read
+)
+
+// diskFile is a file on disk, known by device and inode.
+type diskFile struct {
+	key            fileKey
+	path, resolved string
+	size, prevSize int64
+	mtime          int64
+	seen           uint64 // last poll in which a matched path led here
+	atStart        bool   // found at the first poll
+	changed        bool   // size or modification time changed at the last poll
+	listed         bool   // seen at its last visit (see visits)
+	dropped        bool   // no longer in Tracker.disk
+	visited        uint64 // the last poll that visited it
+	retry          bool   // to be matched again at the next poll even if unchanged
+	stalls         int    // polls without change while undecided
+	role           role
+	ident          *File
+	truncatedFrom  *File  // the identity it was truncated away from
+	strong         bool   // a shadow verified beyond the fingerprint
+	verifiedGen    uint64 // the identity's check points' gen when the shadow was last verified
+	kind           decompress.Kind
+}
