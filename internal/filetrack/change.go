@@ -106,5 +106,5 @@ func (t *Tracker) detach(f *File, df *diskFile) {
 	t.fds.closeFile(f)
 	f.src, f.r.draining, f.r.stall.on, f.sizes.truncated = nil, false, false, true
 	t.setRole(df, roleNew, nil)
-	df.truncatedFrom, df.retry = f, true
+	df.match.truncatedFrom, df.match.retry = f, true
 }

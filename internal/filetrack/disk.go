@@ -22,12 +22,17 @@ type diskFile struct {
 	listed         bool   // seen at its last visit (see visits)
 	dropped        bool   // no longer in Tracker.disk
 	visited        uint64 // the last poll that visited it
-	retry          bool   // to be matched again at the next poll even if unchanged
-	stalls         int    // polls without change while undecided
-	role           role
-	ident          *File
-	truncatedFrom  *File  // the identity it was truncated away from
-	strong         bool   // a shadow verified beyond the fingerprint
-	verifiedGen    uint64 // the identity's check points' gen when the shadow was last verified
 	kind           decompress.Kind
+	role           role
+	ident          *File // the identity it is the source or a shadow of
+	match          matching
+}
+
+// matching is what matching a file on disk to identities keeps between polls.
+type matching struct {
+	retry         bool   // to be matched again at the next poll even if unchanged
+	stalls        int    // polls without change while undecided
+	truncatedFrom *File  // the identity it was truncated away from
+	strong        bool   // a shadow verified beyond the fingerprint
+	verifiedGen   uint64 // the identity's check points' gen when the shadow was last verified
 }

@@ -169,4 +169,20 @@
 // each time after), so that a file written in many small steps is decoded
 // about twice, not once per step (Stats.DecodedAgain counts it); after
 // settlePolls polls without growth the truncation is reported as an error.
+//
+// # Layout
+//
+// Poll's stages are methods of Tracker, in files named for their job (poll.go
+// runs them in order): visits.go (what the poll looks at), retire.go
+// (housekeep, deleteRead, forget), discovery.go (scan, sweep), change.go
+// (checkSources), unread.go (boundDeleted, and the count of bytes lost),
+// match.go (resolveAll, adopt, with verify.go's comparisons) and allocate.go.
+// They work on types that own their state and do not know the Tracker: a File
+// (file.go) is an identity, read by its reader (reader.go: descriptor,
+// decoder, line reader, offsets, check points, and the stall of a compressed
+// stream in stall.go); the identities by ID and fingerprint (index.go), the
+// files on disk (disk.go), the descriptors within MaxConcurrentFiles
+// (descriptors.go), the listing of the matched paths with its directory
+// watches and selection (listing.go, watch.go, ordering.go), the problems
+// reported (report.go) and the counters behind Stats (stats.go).
 package filetrack

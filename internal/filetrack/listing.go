@@ -31,14 +31,8 @@ type listing struct {
 	globbed, again []string // scratch
 }
 
-func newListing(opts Options) listing {
-	return listing{
-		include: opts.Include,
-		exclude: opts.Exclude,
-		log:     opts.Logger,
-		watch:   newWatching(opts.Watch, opts.FullScanInterval),
-		count:   map[fileKey]int{},
-	}
+func newListing(include, exclude []string, watch watching, log *zap.Logger) listing {
+	return listing{include: include, exclude: exclude, log: log, watch: watch, count: map[fileKey]int{}}
 }
 
 // listed is a path the globs matched (and the excludes did not), with what its

@@ -23,11 +23,11 @@ func (t *Tracker) resolveAll() {
 		}
 		switch df.role {
 		case roleNew:
-			if df.changed || df.retry {
+			if df.changed || df.match.retry {
 				work = append(work, df)
 			}
 		case roleShadow:
-			if df.changed || df.retry || !df.strong && df.verifiedGen != df.ident.r.checks.gen {
+			if df.changed || df.match.retry || !df.match.strong && df.match.verifiedGen != df.ident.r.checks.gen {
 				work = append(work, df)
 			}
 		}
@@ -41,7 +41,7 @@ func (t *Tracker) resolveAll() {
 }
 
 func (t *Tracker) resolve(df *diskFile) {
-	df.retry = false
+	df.match.retry = false
 	fd, fp, ok := t.identify(df)
 	if !ok {
 		return
@@ -51,7 +51,7 @@ func (t *Tracker) resolve(df *diskFile) {
 		x := df.ident
 		if bytes.HasPrefix(fp, x.fp) || bytes.HasPrefix(x.fp, fp) {
 			if v := t.verify(df, fd, x); v >= weak {
-				df.strong, df.verifiedGen = v == strong, x.r.checks.gen
+				df.match.strong, df.match.verifiedGen = v == strong, x.r.checks.gen
 				return
 			}
 		}
@@ -78,7 +78,7 @@ func (t *Tracker) resolve(df *diskFile) {
 	undecided := false
 	t.current.starved = false
 	for _, x := range cands {
-		if x == df.truncatedFrom {
+		if x == df.match.truncatedFrom {
 			continue
 		}
 		switch v := t.verify(df, fd, x); v {
@@ -97,12 +97,12 @@ func (t *Tracker) resolve(df *diskFile) {
 	if undecided {
 		if df.changed || t.current.starved {
 			// Growing, or not compared for want of a descriptor: not settling.
-			df.stalls = 0
+			df.match.stalls = 0
 		} else {
-			df.stalls++
+			df.match.stalls++
 		}
-		if df.stalls < settlePolls {
-			df.retry = true
+		if df.match.stalls < settlePolls {
+			df.match.retry = true
 			return
 		}
 	}
@@ -113,17 +113,17 @@ func (t *Tracker) resolve(df *diskFile) {
 // the caller's to close.
 func (t *Tracker) identify(df *diskFile) (*os.File, []byte, bool) {
 	if !t.fds.slot() {
-		df.retry = true
+		df.match.retry = true
 		return nil, nil, false
 	}
 	fd, _, err := t.fds.openKnown(df.path, df.key)
 	if err != nil {
-		df.retry = true // permission denied or vanished: try again next poll
+		df.match.retry = true // permission denied or vanished: try again next poll
 		t.reports.report(df.path, err)
 		return nil, nil, false
 	}
 	if fd == nil {
-		df.retry = true // replaced since the stat: the next poll sees the new file
+		df.match.retry = true // replaced since the stat: the next poll sees the new file
 		return nil, nil, false
 	}
 	t.reports.readable(df.path)
@@ -131,7 +131,7 @@ func (t *Tracker) identify(df *diskFile) (*os.File, []byte, bool) {
 	if err != nil && err != io.EOF {
 		t.fds.closeRaw(fd)
 		t.reports.report(df.path, err)
-		df.retry = true
+		df.match.retry = true
 		return nil, nil, false
 	}
 	if n == 0 {
@@ -165,9 +165,9 @@ func (t *Tracker) identify(df *diskFile) (*os.File, []byte, bool) {
 // attach makes df a shadow of identity x; adopt promotes it to source if x
 // has none.
 func (t *Tracker) attach(df *diskFile, x *File, strong bool) {
-	df.stalls, df.truncatedFrom = 0, nil
+	df.match.stalls, df.match.truncatedFrom = 0, nil
 	t.setRole(df, roleShadow, x)
-	df.strong, df.verifiedGen = strong, x.r.checks.gen
+	df.match.strong, df.match.verifiedGen = strong, x.r.checks.gen
 }
 
 func (t *Tracker) setSource(x *File, df *diskFile) {
@@ -204,7 +204,7 @@ func (t *Tracker) create(df *diskFile, fd *os.File, fp []byte) {
 		}
 	}
 	f.committed, f.r.counted, f.r.tail.pos = f.r.off, f.r.off, f.r.off
-	df.stalls, df.truncatedFrom = 0, nil
+	df.match.stalls, df.match.truncatedFrom = 0, nil
 	t.setSource(f, df)
 	t.files.add(f)
 	t.stats.discovered.Add(1)

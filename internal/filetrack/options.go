@@ -81,6 +81,11 @@ const (
 	// once started, and the reading is one goroutine, so more at once
 	// would cost memory without reading faster.
 	DefaultMaxConcurrentDecoders = 4
+	// DefaultFullScanInterval is how often, with directory watches, every path is
+	// globbed and stated again however quiet the watches are: the longest a change
+	// that raised no event (a network file system, a write through a memory
+	// mapping) waits to be seen.
+	DefaultFullScanInterval = 10 * time.Second
 )
 
 const (

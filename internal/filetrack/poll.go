@@ -16,7 +16,7 @@ func (t *Tracker) PollHolding() []*File {
 	return t.pollFor(true)
 }
 
-// pollFor runs the stages of a poll, each in a file of its own.
+// pollFor runs the stages of a poll, in order; the comments name their files.
 func (t *Tracker) pollFor(holding bool) []*File {
 	t.mu.Lock()
 	defer t.mu.Unlock()

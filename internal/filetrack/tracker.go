@@ -72,7 +72,7 @@ func New(opts Options) (*Tracker, error) {
 		disk:    map[fileKey]*diskFile{},
 		fds:     newDescriptors(opts.MaxConcurrentFiles, opts.Logger),
 		reports: newReporter(opts.Logger),
-		paths:   newListing(opts),
+		paths:   newListing(opts.Include, opts.Exclude, newWatching(opts.Watch, opts.FullScanInterval), opts.Logger),
 		v:       newVisits(),
 		scratch: scratch{
 			fpRaw: make([]byte, opts.FingerprintSize),

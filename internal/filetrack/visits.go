@@ -187,8 +187,8 @@ func (t *Tracker) quietFile(f *File) bool {
 // poll, not to be matched again, and, as a shadow, of an identity that has its
 // source and verified against its latest check points.
 func quietDisk(df *diskFile, poll uint64) bool {
-	return df.seen == poll && !df.retry && (df.role != roleShadow ||
-		df.ident.src != nil && (df.strong || df.verifiedGen == df.ident.r.checks.gen))
+	return df.seen == poll && !df.match.retry && (df.role != roleShadow ||
+		df.ident.src != nil && (df.match.strong || df.match.verifiedGen == df.ident.r.checks.gen))
 }
 
 // stirFile makes f visited at the next poll.

@@ -16,12 +16,6 @@ import (
 	"github.com/mergelog/otelcol-mergelog/internal/dirwatch"
 )
 
-// DefaultFullScanInterval is how often, with directory watches, every path is
-// globbed and stated again however quiet the watches are: the longest a change
-// that raised no event (a network file system, a write through a memory
-// mapping) waits to be seen.
-const DefaultFullScanInterval = 10 * time.Second
-
 // hinter tells what changed in the watched directories: a dirwatch.Watcher, or
 // a test's.
 type hinter interface {
