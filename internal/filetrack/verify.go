@@ -171,8 +171,9 @@ func (t *Tracker) sameStart(f *File, fd *os.File, size int64) bool {
 	if !bytes.HasPrefix(b, f.fp) {
 		return false
 	}
-	if i := lastCheck(f.r.checks.list, size); i >= 0 {
-		if w, ok := readWindow(fd, f.r.checks.list[i].off, &t.scratch.winA); ok && sum(w) != f.r.checks.list[i].sum {
+	cs := f.r.checks.list
+	if i := lastCheck(cs, size); i >= 0 {
+		if w, ok := readWindow(fd, cs[i].off, &t.scratch.winA); ok && sum(w) != cs[i].sum {
 			return false
 		}
 	}
