@@ -58,6 +58,12 @@ func (b *batch) reset() {
 
 func (b *batch) len() int { return b.n }
 
+// settleWith has entry seq of s settle with the batch, without a record of its own: it left
+// the operators dropped or merged into a record that may be in the batch.
+func (b *batch) settleWith(s *stream, seq ledger.Seq) {
+	b.marks = append(b.marks, mark{s, seq})
+}
+
 // seal returns the batch's plog.Logs, converting what came out of operators with stanza's own
 // converter (body, attributes, resource, timestamps, severity, trace fields), and whether it
 // is larger than maxBytes once encoded (it went on filling while parked; operators' records

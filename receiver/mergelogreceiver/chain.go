@@ -2,392 +2,237 @@ package mergelogreceiver
 
 import (
 	"context"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
 
 	stanza "github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/entry"
-	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator"
-	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator/helper"
-	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/pipeline"
 
 	"github.com/mergelog/otelcol-mergelog/internal/ledger"
+	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/fastops"
+	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/metadata"
+	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/stanzachain"
 )
 
-// chain is file_log's operators as stanza builds and runs them, between the entries the
-// receiver reads and its batches, and the books that tie what comes out of it to the files'
-// ledgers.
-//
-// Parsers, transformers, router and filter call the next operator before Process returns: an
-// entry that went in has then come out (once, or more than once through a fan-out) or was
-// dropped, and it settles as such. Holding operators (recombine, stanza's container operator)
-// emit later, from their own goroutines, and recombine emits only the first entry of a group,
-// the others merged into it. Their entries are followed by identity (the *entry.Entry pointer,
-// which operators pass on): when an entry comes out, every entry its file sent in before it
-// has come out, been dropped, or been merged into an entry before it, which holds the file's
-// commit until it is delivered; so they settle. That needs each recombine group to hold one
-// file's entries (fileSourced); otherwise, and for what a file sent in after its last output,
-// an entry settles once it has been in the chain for holdBound, which every holding operator
-// flushes within, riding on the batch being built so that it settles after what was emitted
-// before it (one batch in flight keeps that order).
-//
-// A fan-out (fansOut) makes outputs that carry no identity of their input: stanza's writers
-// copy the entry for each output but the last, and a copy is a new pointer. In a holding chain
-// a copy may come out after the entry itself, or be held while the entry itself comes out at
-// once, so no output tells that its input has left the chain: every output then rides
-// unmarked and every input settles by holdBound, by which time each of its outputs came out
-// and is in the batch being built or in one before it.
+// chain is file_log's operators between the entries the receiver reads and its batches: run on
+// the record itself (fastops) when that covers every one of them, or else by stanza
+// (stanzachain), whose books say when each entry that went in settles.
 type chain struct {
-	pipe     *pipeline.DirectedPipeline
-	first    operator.Operator
-	out      *terminal
-	failures *atomic.Int64 // entries an operator failed on (its on_error handled them)
-	fast     *fastChain    // the operators run on the record itself (fastops.go), without stanza
-
-	holding  bool          // some operator emits after Process returned
-	bound    time.Duration // holdBound
-	bySource bool          // fileSourced: an output settles what its file sent in before it
-	fanOut   bool          // fansOut: an entry may come out more than once
-
-	// Run goroutine only.
-	inputs  map[*tailedFile]*heldInputs // holding: what each file sent in that may still be inside
-	byEntry map[*stanza.Entry]*chainInput
-	taken   []*stanza.Entry
-	last    *tailedFile // the file of the latest input, for entries copied by a fan-out
+	fast   *fastPath
+	stanza *stanzachain.Chain[*tailedFile, chainTicket]
 }
 
-// chainInput is one entry inside a holding chain.
-type chainInput struct {
-	s       *stream
-	seq     ledger.Seq
-	entered int64 // Unix nanoseconds
-	e       *stanza.Entry
-	out     bool
+// fastPath is a fastops chain and the records it runs on.
+type fastPath struct {
+	ops *fastops.Chain
+	rec plog.LogRecord // the record being built, when the batch takes it at once
+	// attrs is the most attributes a record came out with: records are made with room for
+	// that many, so that parsers do not grow them.
+	attrs int
 }
 
-// heldInputs are one file's entries that went into a holding chain and may still be inside, in
-// the order they went in.
-type heldInputs struct {
-	q    []*chainInput
-	head int
+// chainTicket is an entry that went into stanza's chain: its stream and place in its ledger,
+// and its start and record number, for a ledger entry of another output of it.
+type chainTicket struct {
+	s      *stream
+	seq    ledger.Seq
+	start  int64
+	record int64
 }
 
-func (h *heldInputs) front() *chainInput {
-	if h.head == len(h.q) {
-		return nil
-	}
-	return h.q[h.head]
-}
-
-func (h *heldInputs) pop() {
-	h.q[h.head] = nil
-	h.head++
-	if h.head == len(h.q) || h.head > 1024 && h.head > len(h.q)/2 {
-		h.q = append(h.q[:0], h.q[h.head:]...)
-		h.head = 0
-	}
-}
-
-// newChain builds the operators stanza runs, ending in the receiver's terminal; nil without any.
+// newChain builds the operators, ending in the receiver's batches; nil without any.
 func newChain(cfg *Config, set component.TelemetrySettings) (*chain, error) {
 	ops := cfg.chainOperators()
 	if len(ops) == 0 {
 		return nil, nil
 	}
-	failures := &atomic.Int64{}
-	if fast := newFastChain(ops, cfg.Encoding == EncodingNop, set.Logger); fast != nil {
-		return &chain{fast: fast, failures: failures}, nil
-	}
-	set.Logger = zap.New(&failureCounter{Core: set.Logger.Core(), failures: failures})
-	out, err := newTerminal(set)
-	if err != nil {
-		return nil, err
-	}
-	pipe, err := pipeline.Config{Operators: ops, DefaultOutput: out}.Build(set)
-	if err != nil {
-		return nil, err
-	}
-	c := &chain{
-		pipe: pipe, out: out, failures: failures,
-		bound: holdBound(ops), bySource: cfg.fileSourced(ops),
-		inputs: map[*tailedFile]*heldInputs{}, byEntry: map[*stanza.Entry]*chainInput{},
-	}
-	c.holding = c.bound > 0
-	c.fanOut = fansOut(ops, pipe.Operators())
-	for _, op := range pipe.Operators() {
-		if op.ID() == ops[0].ID() {
-			c.first = op
+	// With encoding nop bodies are bytes, which the fast path does not cover.
+	if cfg.Encoding != EncodingNop {
+		if fast := fastops.New(ops, set.Logger); fast != nil {
+			return &chain{fast: &fastPath{ops: fast, rec: plog.NewLogRecord()}}, nil
 		}
 	}
-	return c, nil
+	var sources []string // the attributes that name an entry's file
+	if cfg.IncludeFilePath {
+		sources = append(sources, attrFilePath)
+	}
+	if cfg.IncludeFileName {
+		sources = append(sources, attrFileName)
+	}
+	sc, err := stanzachain.New[*tailedFile, chainTicket](stanzachain.Config{Operators: ops, SourceAttributes: sources}, set)
+	if err != nil {
+		return nil, err
+	}
+	return &chain{stanza: sc}, nil
 }
 
-// start starts stanza's operators; a fast chain has nothing to start.
+// start starts stanza's operators; the fast path has nothing to start.
 func (c *chain) start() error {
-	if c == nil || c.fast != nil {
+	if c == nil || c.stanza == nil {
 		return nil
 	}
-	return c.pipe.Start(nil)
+	return c.stanza.Start()
 }
 
-// settlesByTime reports whether entries settle only once holdBound has passed: holding
-// operators whose groups may mix files, or that a fan-out feeds or follows.
+// settlesByTime reports whether entries settle only once stanza's holding operators have
+// flushed whatever they hold (see stanzachain).
 func (c *chain) settlesByTime() bool {
-	return c != nil && c.holding && (!c.bySource || c.fanOut)
+	return c != nil && c.stanza != nil && c.stanza.SettlesByTime()
 }
 
-// woken is signalled when entries came out of the chain; nil (never) without a chain.
+// woken is signalled when entries came out of stanza's chain; nil (never) otherwise.
 func (c *chain) woken() <-chan struct{} {
-	if c == nil || c.fast != nil {
+	if c == nil || c.stanza == nil {
 		return nil
 	}
-	return c.out.wake
+	return c.stanza.Woken()
 }
 
-// toChain builds the stanza entry file_log's file input would build for e and runs the chain
-// on it; what comes out goes on to the merge or the batch.
+// toChain runs the operators on e; what comes out goes on to the merge or the batch.
 func (r *mergelogReceiver) toChain(e *entry) {
 	c := r.chain
 	if c.fast != nil {
-		r.toFastChain(e)
+		r.toFastPath(e)
 		return
 	}
-	se := r.stanzaEntry(e)
-	f := e.s.f
-	c.last = f
-	if c.holding {
-		in := &chainInput{s: e.s, seq: e.seq, entered: e.observed, e: se}
-		h := c.inputs[f]
-		if h == nil {
-			h = &heldInputs{}
-			c.inputs[f] = h
-		}
-		h.q = append(h.q, in)
-		c.byEntry[se] = in
+	in := stanzachain.Input[*tailedFile, chainTicket]{
+		Source: e.s.f, Ticket: chainTicket{s: e.s, seq: e.seq, start: e.start, record: e.record}, Entered: e.observed,
 	}
-	// An operator that fails on the entry has logged it and applied its on_error (counted by
-	// failureCounter); Process's error says nothing more.
-	_ = c.first.Process(r.ctx, se)
-	if c.holding {
-		r.collect()
+	c.stanza.Process(r.ctx, chainSink{r}, r.stanzaEntry(e), in)
+}
+
+// toFastPath builds e's record as the batch would, runs the fast path on it, and sends the
+// record on, or settles e when an operator dropped it.
+func (r *mergelogReceiver) toFastPath(e *entry) {
+	p := r.chain.fast
+	// Without a merge window the record goes into the batch at once, which moves it out and
+	// leaves p.rec empty for the next one; the merge window holds records, each its own.
+	lr := p.rec
+	if r.merge != nil {
+		lr = plog.NewLogRecord()
+	}
+	lr.Attributes().EnsureCapacity(p.attrs)
+	fillRecord(lr, e, r.out.rawBody, r.out.numbers)
+	if !p.ops.Run(lr) {
+		if r.merge == nil {
+			p.rec = plog.NewLogRecord()
+		}
+		r.out.settle(e.s, e.seq)
 		return
 	}
-	outs := c.out.take(c.taken[:0])
-	for i, o := range outs {
-		oe := r.output(o, e.s)
-		if i == 0 {
-			oe.seq = e.seq
-		} else {
-			// One entry in, several out (a fan-out): each is a ledger entry of its own,
-			// added while it is still the stream's last.
-			oe.seq = e.s.books.Entries.Add(e.start, e.record)
-		}
-		r.emitOutput(&oe)
+	p.attrs = max(p.attrs, lr.Attributes().Len())
+	e.rec, e.native = lr, true
+	e.at, e.timed = int64(lr.Timestamp()), lr.Timestamp() != 0
+	e.body = ""
+	if lr.Body().Type() == pcommon.ValueTypeStr {
+		e.body = lr.Body().Str()
 	}
-	if len(outs) == 0 {
-		r.out.settle(e.s, e.seq) // dropped (filter, on_error: drop) or written elsewhere
-	}
-	clear(outs)
-	c.taken = outs
+	r.emitOutput(e)
 }
 
-// collect takes what came out of a holding chain (from Process, or from the operators'
-// goroutines) and settles what the files sent in before it.
-func (r *mergelogReceiver) collect() {
-	c := r.chain
-	outs := c.out.take(c.taken[:0])
-	for _, o := range outs {
-		in := c.byEntry[o]
-		if in == nil || c.fanOut {
-			// A copy made by a fan-out, or an entry that may have copies still inside: it
-			// rides unmarked, and its input settles by time (see chain).
-			s := c.last.streams[0]
-			if in != nil {
-				s = in.s
-			}
-			oe := r.output(o, s)
-			oe.unmarked = true
-			r.emitOutput(&oe)
-			continue
-		}
-		delete(c.byEntry, o)
-		in.out = true
-		oe := r.output(o, in.s)
-		oe.seq = in.seq
-		r.emitOutput(&oe)
-		if c.bySource {
-			r.settleBefore(in)
-		}
-	}
-	clear(outs)
-	c.taken = outs
-}
-
-// settleBefore settles the entries in's file sent in before it that did not come out: dropped,
-// or merged into an entry before them, which holds the file's commit until it is delivered.
-func (r *mergelogReceiver) settleBefore(in *chainInput) {
-	h := r.chain.inputs[in.s.f]
-	for h != nil {
-		p := h.front()
-		if p == nil {
-			break
-		}
-		r.leave(h, p)
-		if p == in {
-			break
-		}
-	}
-	r.chain.forget(in.s.f, h)
-}
-
-// leave pops p, the front of h, settling it if it did not come out.
-func (r *mergelogReceiver) leave(h *heldInputs, p *chainInput) {
-	h.pop()
-	if p.out {
-		return
-	}
-	delete(r.chain.byEntry, p.e)
-	if !r.chain.settlesByTime() {
-		r.out.settle(p.s, p.seq)
-		return
-	}
-	// It may have been merged into an entry of another file emitted before now, or its
-	// outputs are in the batch being built: it settles with that batch, or a later one.
-	r.out.batch.marks = append(r.out.batch.marks, mark{p.s, p.seq})
-}
-
-func (c *chain) forget(f *tailedFile, h *heldInputs) {
-	if h != nil && h.front() == nil {
-		delete(c.inputs, f)
-	}
-}
-
-// expire settles the entries that have been in a holding chain for longer than any operator
-// holds one: they were dropped or merged into an entry emitted meanwhile.
-func (r *mergelogReceiver) expire(now int64) {
-	c := r.chain
-	for f, h := range c.inputs {
-		for p := h.front(); p != nil && (p.out || now-p.entered > c.bound.Nanoseconds()); p = h.front() {
-			r.leave(h, p)
-		}
-		c.forget(f, h)
-	}
-}
-
-// chainRound is the run loop's turn of the chain: what came out from the operators'
+// chainRound is the run loop's turn of the chain: what came out from stanza's operators'
 // goroutines, entries that expired, the failures to count.
 func (r *mergelogReceiver) chainRound(now time.Time) {
 	c := r.chain
 	if c == nil {
 		return
 	}
-	if c.holding {
-		r.collect()
-		r.expire(now.UnixNano())
-	}
+	var failures int64
 	if c.fast != nil {
-		c.failures.Add(c.fast.failed)
-		c.fast.failed = 0
+		failures = c.fast.ops.TakeFailures()
+	} else {
+		c.stanza.Collect(chainSink{r})
+		c.stanza.Expire(chainSink{r}, now.UnixNano())
+		failures = c.stanza.TakeFailures()
 	}
-	if n := c.failures.Swap(0); n > 0 {
-		r.tel.builder.ReceiverMergelogOperatorErrors.Add(context.Background(), n, r.tel.self)
+	if failures > 0 {
+		r.tel.builder.ReceiverMergelogOperatorErrors.Add(context.Background(), failures, r.tel.self)
 	}
 }
 
-// stopChain, at Shutdown, stops the operators, which emit what they hold; then nothing is
+// stopChain, at Shutdown, stops stanza's operators, which emit what they hold; then nothing is
 // inside, and what did not come out was dropped or merged.
 func (r *mergelogReceiver) stopChain() {
 	c := r.chain
-	if c == nil || c.fast != nil {
+	if c == nil || c.stanza == nil {
 		return
 	}
-	if err := c.pipe.Stop(); err != nil {
+	if err := c.stanza.Stop(chainSink{r}); err != nil {
 		r.set.Logger.Warn("Stopping the operators failed", zap.Error(err))
 	}
-	if !c.holding {
+}
+
+// chainSink takes what comes out of stanza's chain into the receiver.
+type chainSink struct{ r *mergelogReceiver }
+
+func (k chainSink) Output(o *stanza.Entry, in chainTicket, carries bool) {
+	oe := k.r.output(o, in.s)
+	if carries {
+		oe.seq = in.seq
+	} else {
+		oe.unmarked = true
+	}
+	k.r.emitOutput(&oe)
+}
+
+func (k chainSink) Settle(in chainTicket, withBatch bool) {
+	if withBatch {
+		k.r.out.batch.settleWith(in.s, in.seq)
 		return
 	}
-	r.collect()
-	r.expire(time.Now().Add(c.bound).UnixNano() + 1)
+	k.r.out.settle(in.s, in.seq)
 }
 
-// terminal is the chain's output operator: it queues what comes out, from whichever goroutine
-// emits it, for the run goroutine, which owns the receiver's state.
-type terminal struct {
-	helper.OutputOperator
-	mu    sync.Mutex
-	queue []*stanza.Entry
-	wake  chan struct{}
+// Split gives one more output of in a ledger entry of its own, added while in is still its
+// stream's last.
+func (chainSink) Split(in chainTicket) chainTicket {
+	in.seq = in.s.books.Entries.Add(in.start, in.record)
+	return in
 }
 
-func newTerminal(set component.TelemetrySettings) (*terminal, error) {
-	op, err := helper.NewOutputConfig(terminalID, terminalID).Build(set)
-	if err != nil {
-		return nil, err
+// stanzaEntry is the entry file_log's file input makes of e: the body, the attributes
+// (static, log.file.*, log.iostream), the resource, the timestamp when one was found, and
+// the time the entry was read.
+func (r *mergelogReceiver) stanzaEntry(e *entry) *stanza.Entry {
+	se := stanza.New()
+	se.ObservedTimestamp = time.Unix(0, e.observed)
+	if e.timed {
+		se.Timestamp = time.Unix(0, e.at)
 	}
-	return &terminal{OutputOperator: op, wake: make(chan struct{}, 1)}, nil
-}
-
-func (t *terminal) Process(_ context.Context, e *stanza.Entry) error {
-	t.mu.Lock()
-	t.queue = append(t.queue, e)
-	t.mu.Unlock()
-	t.signal()
-	return nil
-}
-
-func (t *terminal) ProcessBatch(_ context.Context, es []*stanza.Entry) error {
-	t.mu.Lock()
-	t.queue = append(t.queue, es...)
-	t.mu.Unlock()
-	t.signal()
-	return nil
-}
-
-func (t *terminal) signal() {
-	select {
-	case t.wake <- struct{}{}:
-	default:
+	if r.out.rawBody {
+		se.Body = []byte(e.body)
+	} else {
+		se.Body = e.body
 	}
-}
-
-// take swaps the queue with buf (emptied) and returns what was queued.
-func (t *terminal) take(buf []*stanza.Entry) []*stanza.Entry {
-	t.mu.Lock()
-	q := t.queue
-	t.queue = buf
-	t.mu.Unlock()
-	return q
-}
-
-// failedEntryMessage is what stanza's operators log, at error or (quiet on_error) debug level,
-// for each entry they fail on.
-const failedEntryMessage = "Failed to process entry"
-
-// failureCounter counts the entries operators fail on from their logs, the one place every
-// on_error path reports to; it lets debug entries through to Check so that quiet ones count
-// too, and passes on only what the receiver's own logger would write.
-type failureCounter struct {
-	zapcore.Core
-	failures *atomic.Int64
-}
-
-func (c *failureCounter) Enabled(zapcore.Level) bool { return true }
-
-func (c *failureCounter) With(fields []zapcore.Field) zapcore.Core {
-	return &failureCounter{Core: c.Core.With(fields), failures: c.failures}
-}
-
-func (c *failureCounter) Check(e zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.CheckedEntry {
-	if e.Message == failedEntryMessage {
-		c.failures.Add(1)
+	se.Attributes = e.s.attrs.m.AsRaw()
+	if r.out.numbers {
+		se.Attributes[attrRecordNumber] = e.record
 	}
-	if !c.Core.Enabled(e.Level) {
-		return ce
+	if e.logtag != "" {
+		se.Attributes[attrLogTag] = e.logtag
 	}
-	return c.Core.Check(e, ce)
+	if e.s.attrs.perRecord {
+		e.s.attrs.putPerRecordRaw(se.Attributes, e)
+	}
+	if res := e.s.f.resource.attrs; res.Len() > 0 {
+		se.Resource = res.AsRaw()
+	}
+	se.ScopeName = metadata.ScopeName
+	return se
+}
+
+// output is the entry of what came out of stanza's operators, o, from stream s (its ledger
+// entry set by the caller).
+func (r *mergelogReceiver) output(o *stanza.Entry, s *stream) entry {
+	e := entry{s: s, out: o, observed: o.ObservedTimestamp.UnixNano(), shared: r.chain.stanza.FansOut()}
+	if !o.Timestamp.IsZero() {
+		e.at, e.timed = o.Timestamp.UnixNano(), true
+	}
+	if body, ok := o.Body.(string); ok {
+		e.body = body
+	}
+	return e
 }

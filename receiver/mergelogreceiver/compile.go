@@ -13,6 +13,7 @@ import (
 	"github.com/mergelog/otelcol-mergelog/internal/multiline"
 	"github.com/mergelog/otelcol-mergelog/internal/stacktrace"
 	"github.com/mergelog/otelcol-mergelog/internal/timestamp"
+	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/exprvalues"
 )
 
 // compiled is a Config made ready to run: patterns compiled, the timestamp parser built, the
@@ -27,7 +28,7 @@ type compiled struct {
 	coding      textCoding
 	ordering    *filetrack.Ordering // nil: every matched file is read
 	resource    pcommon.Map
-	attributes  configValues
+	attributes  exprvalues.Values
 }
 
 // compile compiles every part of c; an error names its key.
@@ -40,10 +41,10 @@ func (c *Config) compile() (*compiled, error) {
 		},
 	}
 	var err error
-	if p.attributes, err = compileAttributes(c.Attributes); err != nil {
+	if p.attributes, err = exprvalues.Attributes(c.Attributes); err != nil {
 		return nil, fmt.Errorf("attributes: %w", err)
 	}
-	if p.resource, err = compileResource(c.Resource, p.attributes); err != nil {
+	if p.resource, err = exprvalues.Resource(c.Resource, p.attributes); err != nil {
 		return nil, fmt.Errorf("resource: %w", err)
 	}
 	patterns, err := c.Multiline.compile()
@@ -70,6 +71,16 @@ func (c *Config) compile() (*compiled, error) {
 		return nil, fmt.Errorf("ordering_criteria: %w", err)
 	}
 	return p, nil
+}
+
+// validateValues compiles and renders what can be at start of attributes and resource.
+func (c *Config) validateValues(errs *keyErrors) {
+	attrs, err := exprvalues.Attributes(c.Attributes)
+	errs.check("attributes", err)
+	if err == nil {
+		_, err = exprvalues.Resource(c.Resource, attrs)
+		errs.check("resource", err)
+	}
 }
 
 type patterns struct {

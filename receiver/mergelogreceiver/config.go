@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 
 	"github.com/mergelog/otelcol-mergelog/internal/refusal"
+	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/stanzachain"
 )
 
 // Config is the receiver's configuration. Keys that file_log also has keep its names, defaults
@@ -266,7 +267,7 @@ func (c *Config) Validate() error {
 	c.validateTuning(&errs)
 	c.validateOwnership(&errs)
 	c.validateValues(&errs)
-	if err := validateOperators(c.Operators); err != nil {
+	if err := stanzachain.Validate(c.Operators); err != nil {
 		errs = append(errs, err)
 	}
 	if c.Merge.Enabled && c.Timestamp == nil && !c.container() && len(c.Operators) == 0 {

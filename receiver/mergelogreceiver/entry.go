@@ -1,15 +1,12 @@
 package mergelogreceiver
 
 import (
-	"time"
-
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	stanza "github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/entry"
 
 	"github.com/mergelog/otelcol-mergelog/internal/container"
 	"github.com/mergelog/otelcol-mergelog/internal/ledger"
-	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/metadata"
 )
 
 // entry is one log entry on its way into a batch: the receiver owns its body (the joiner's
@@ -72,48 +69,4 @@ func (r *mergelogReceiver) emitOutput(e *entry) {
 		return
 	}
 	r.merge.push(e.s.f.input, e)
-}
-
-// stanzaEntry is the entry file_log's file input makes of e: the body, the attributes
-// (static, log.file.*, log.iostream), the resource, the timestamp when one was found, and
-// the time the entry was read.
-func (r *mergelogReceiver) stanzaEntry(e *entry) *stanza.Entry {
-	se := stanza.New()
-	se.ObservedTimestamp = time.Unix(0, e.observed)
-	if e.timed {
-		se.Timestamp = time.Unix(0, e.at)
-	}
-	if r.out.rawBody {
-		se.Body = []byte(e.body)
-	} else {
-		se.Body = e.body
-	}
-	se.Attributes = e.s.attrs.m.AsRaw()
-	if r.out.numbers {
-		se.Attributes[attrRecordNumber] = e.record
-	}
-	if e.logtag != "" {
-		se.Attributes[attrLogTag] = e.logtag
-	}
-	if e.s.attrs.perRecord {
-		e.s.attrs.putPerRecordRaw(se.Attributes, e)
-	}
-	if res := e.s.f.resource.attrs; res.Len() > 0 {
-		se.Resource = res.AsRaw()
-	}
-	se.ScopeName = metadata.ScopeName
-	return se
-}
-
-// output is the entry of what came out of the operators, o, from stream s (its ledger entry
-// set by the caller).
-func (r *mergelogReceiver) output(o *stanza.Entry, s *stream) entry {
-	e := entry{s: s, out: o, observed: o.ObservedTimestamp.UnixNano(), shared: r.chain.fanOut}
-	if !o.Timestamp.IsZero() {
-		e.at, e.timed = o.Timestamp.UnixNano(), true
-	}
-	if body, ok := o.Body.(string); ok {
-		e.body = body
-	}
-	return e
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/mergelog/otelcol-mergelog/internal/filetrack"
 	"github.com/mergelog/otelcol-mergelog/internal/ledger"
 	"github.com/mergelog/otelcol-mergelog/internal/mergewindow"
+	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/exprvalues"
 )
 
 // The attribute names of file_log (stanza's fileconsumer/attrs).
@@ -54,18 +55,18 @@ type tailedFile struct {
 // attrSet is a set of record attributes and their size, for batch.max_bytes.
 type attrSet struct {
 	m         pcommon.Map
-	bytes     int           // of m and of the attributes each record adds
-	perRecord bool          // records get attributes of their own (see putPerRecord)
-	offsets   bool          // include_file_record_offset: each record gets its offset in the file
-	values    *configValues // attributes whose expressions read the entry
+	bytes     int                // of m and of the attributes each record adds
+	perRecord bool               // records get attributes of their own (see putPerRecord)
+	offsets   bool               // include_file_record_offset: each record gets its offset in the file
+	values    *exprvalues.Values // attributes whose expressions read the entry
 }
 
 // newAttrSet is the attributes m of a file's records, with the size of those each record adds.
 func (r *mergelogReceiver) newAttrSet(m pcommon.Map) attrSet {
 	a := attrSet{m: m, offsets: r.cfg.IncludeFileRecordOffset}
-	if vs := &r.compiled.attributes; len(vs.perEntry) > 0 {
+	if vs := &r.compiled.attributes; vs.PerEntry() > 0 {
 		a.values = vs
-		a.bytes += 16 * len(vs.perEntry)
+		a.bytes += 16 * vs.PerEntry()
 	}
 	a.perRecord = a.offsets || a.values != nil
 	if r.cfg.IncludeFileRecordNumber {
@@ -105,7 +106,7 @@ func (r *mergelogReceiver) newTailedFile(file *filetrack.File, now time.Time) *t
 func (r *mergelogReceiver) setAttrs(f *tailedFile) {
 	f.path = f.file.Path()
 	m := pcommon.NewMap()
-	r.compiled.attributes.static.CopyTo(m)
+	r.compiled.attributes.Static.CopyTo(m)
 	if r.cfg.IncludeFileName {
 		m.PutStr(attrFileName, f.file.Name())
 	}
@@ -189,7 +190,7 @@ func (a *attrSet) putPerRecord(m pcommon.Map, e *entry) {
 		m.PutInt(attrRecordOffset, e.start)
 	}
 	if a.values != nil {
-		a.values.render(e.body, m.PutStr)
+		a.values.Render(e.body, m.PutStr)
 	}
 }
 
@@ -199,6 +200,6 @@ func (a *attrSet) putPerRecordRaw(m map[string]any, e *entry) {
 		m[attrRecordOffset] = e.start
 	}
 	if a.values != nil {
-		a.values.render(e.body, func(k, v string) { m[k] = v })
+		a.values.Render(e.body, func(k, v string) { m[k] = v })
 	}
 }

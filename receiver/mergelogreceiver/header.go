@@ -1,24 +1,19 @@
 package mergelogreceiver
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"regexp"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.uber.org/zap"
 
-	stanza "github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/entry"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator"
-	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/pipeline"
 
 	"github.com/mergelog/otelcol-mergelog/internal/decompress"
 	"github.com/mergelog/otelcol-mergelog/internal/linereader"
+	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/stanzachain"
 )
 
 // HeaderConfig is file_log's header: the lines at a file's start that match Pattern are its
@@ -35,88 +30,17 @@ type HeaderConfig struct {
 func (h *HeaderConfig) Validate() error {
 	p, err := newHeaderParser(h, component.TelemetrySettings{Logger: zap.NewNop()})
 	if p != nil {
-		return p.stop()
+		return p.Stop()
 	}
 	return err
 }
 
-// headerParser runs the metadata operators on header lines. Stanza's parsers emit before
-// Process returns, so what a line gave is known when it returns.
-type headerParser struct {
-	pattern *regexp.Regexp
-	pipe    *pipeline.DirectedPipeline
-	first   operator.Operator
-	out     *terminal
-	taken   []*stanza.Entry
-}
-
 // newHeaderParser builds and starts the header's operators; nil without a header.
-func newHeaderParser(h *HeaderConfig, set component.TelemetrySettings) (*headerParser, error) {
+func newHeaderParser(h *HeaderConfig, set component.TelemetrySettings) (*stanzachain.Header, error) {
 	if h == nil {
 		return nil, nil
 	}
-	pattern, err := regexp.Compile(h.Pattern)
-	if err != nil {
-		return nil, fmt.Errorf("pattern: %w", err)
-	}
-	if len(h.MetadataOperators) == 0 {
-		return nil, errors.New("metadata_operators: at least one operator is needed")
-	}
-	out, err := newTerminal(set)
-	if err != nil {
-		return nil, err
-	}
-	pipe, err := pipeline.Config{Operators: h.MetadataOperators, DefaultOutput: out}.Build(set)
-	if err != nil {
-		return nil, fmt.Errorf("metadata_operators: %w", err)
-	}
-	p := &headerParser{pattern: pattern, pipe: pipe, out: out}
-	for _, op := range pipe.Operators() {
-		switch {
-		case op == operator.Operator(out):
-			continue
-		case op.ID() == h.MetadataOperators[0].ID():
-			p.first = op
-		}
-		switch {
-		case !op.CanProcess():
-			return nil, fmt.Errorf("metadata_operators: operator '%s' cannot process entries", op.ID())
-		case !op.CanOutput():
-			return nil, fmt.Errorf("metadata_operators: operator '%s' does not propagate entries", op.ID())
-		case op.Type() == "filter":
-			return nil, errors.New("metadata_operators: an operator of type filter is not allowed")
-		}
-	}
-	if err := pipe.Start(nil); err != nil {
-		return nil, fmt.Errorf("metadata_operators: %w", err)
-	}
-	return p, nil
-}
-
-func (p *headerParser) stop() error {
-	if p == nil {
-		return nil
-	}
-	return p.pipe.Stop()
-}
-
-// parse runs the operators on a header line and adds the attributes they set to attrs, later
-// lines' over earlier ones', as file_log copies them; false when the line is not a header line.
-func (p *headerParser) parse(ctx context.Context, line []byte, attrs map[string]any) bool {
-	text := string(line)
-	if !p.pattern.MatchString(text) {
-		return false
-	}
-	e := stanza.New()
-	e.Body = text
-	_ = p.first.Process(ctx, e) // a failure is logged by the operator, and on_error applied
-	outs := p.out.take(p.taken[:0])
-	for _, o := range outs {
-		maps.Copy(attrs, o.Attributes)
-	}
-	clear(outs)
-	p.taken = outs
-	return true
+	return stanzachain.NewHeader(h.Pattern, h.MetadataOperators, set)
 }
 
 // fileHeader is a file's header: what its lines gave so far, and whether it is still being read.
@@ -128,7 +52,7 @@ type fileHeader struct {
 // headerLine takes a line of f while its header is open: a header line is parsed and not
 // emitted (true); the first other line ends the header, and f's attributes get what it gave.
 func (r *mergelogReceiver) headerLine(f *tailedFile, line []byte) bool {
-	if r.header.parse(r.ctx, line, f.header.attrs) {
+	if r.header.Parse(r.ctx, line, f.header.attrs) {
 		r.out.touch(f) // committed once nothing before it is still on its way
 		return true
 	}
@@ -182,7 +106,7 @@ func (r *mergelogReceiver) rereadHeader(f *tailedFile) error {
 		if r.read.decoder != nil {
 			line = r.read.decoder.decode(line)
 		}
-		if !r.header.parse(r.ctx, line, f.header.attrs) {
+		if !r.header.Parse(r.ctx, line, f.header.attrs) {
 			f.header.open = false
 			break
 		}

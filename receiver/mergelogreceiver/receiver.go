@@ -15,6 +15,7 @@ import (
 	"github.com/mergelog/otelcol-mergelog/internal/filetrack"
 	"github.com/mergelog/otelcol-mergelog/internal/storageext"
 	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/metadata"
+	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/stanzachain"
 )
 
 // drainTimeout bounds how long Shutdown tries to deliver what was built; what is not accepted by
@@ -32,9 +33,9 @@ type mergelogReceiver struct {
 	body     bodyRules
 
 	read   reading
-	merge  *mergeStage   // nil without merge
-	chain  *chain        // nil without operators run by stanza
-	header *headerParser // nil without a header section
+	merge  *mergeStage         // nil without merge
+	chain  *chain              // nil without operators run by stanza
+	header *stanzachain.Header // nil without a header section
 	out    delivery
 	tel    receiverTelemetry
 
@@ -238,7 +239,7 @@ func earliest(a, b time.Time) time.Time {
 // finish delivers what was built, checkpoints and closes everything (at Shutdown).
 func (r *mergelogReceiver) finish(ctx context.Context) {
 	r.stopChain()
-	if err := r.header.stop(); err != nil {
+	if err := r.header.Stop(); err != nil {
 		r.set.Logger.Warn("Stopping the header's operators failed", zap.Error(err))
 	}
 	r.ctx, r.stopping = ctx, false

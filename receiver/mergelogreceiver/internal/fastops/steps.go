@@ -1,4 +1,4 @@
-package mergelogreceiver
+package fastops
 
 import (
 	"errors"
@@ -24,20 +24,20 @@ import (
 	"github.com/mergelog/otelcol-mergelog/internal/anchoredre"
 )
 
-// The errors of the fast steps: only that there is one matters (on_error), as in stanza.
+// The errors of the steps: only that there is one matters (on_error), as in stanza.
 var (
-	errFastNoField   = errors.New("field does not exist")
-	errFastNotString = errors.New("value is not a string")
-	errFastNoMatch   = errors.New("regex pattern does not match")
+	errNoField   = errors.New("field does not exist")
+	errNotString = errors.New("value is not a string")
+	errNoMatch   = errors.New("regex pattern does not match")
 )
 
-// fastStepOf returns the fast step of an operator's config with its transformer options, when
+// stepOf returns the step of an operator's config with its transformer options, when
 // the operator and the options it has are covered.
-func fastStepOf(b operator.Builder) (fastStep, helper.TransformerConfig, bool) {
+func stepOf(b operator.Builder) (step, helper.TransformerConfig, bool) {
 	switch c := b.(type) {
 	case *jsonparser.Config:
-		step, ok := parserStepOf(c.ParserConfig, jsonValues{})
-		return step, c.TransformerConfig, ok && !c.ParseInts
+		ps, ok := parserStepOf(c.ParserConfig, jsonValues{})
+		return ps, c.TransformerConfig, ok && !c.ParseInts
 	case *regex.Config:
 		re, err := regexp.Compile(c.Regex)
 		if err != nil || c.Cache.Size > 0 {
@@ -45,31 +45,31 @@ func fastStepOf(b operator.Builder) (fastStep, helper.TransformerConfig, bool) {
 		}
 		values := &regexValues{re: re, names: re.SubexpNames(), dst: make([]int, 0, 2*(re.NumSubexp()+1))}
 		values.m, _ = anchoredre.Compile(re)
-		step, ok := parserStepOf(c.ParserConfig, values)
-		return step, c.TransformerConfig, ok
+		ps, ok := parserStepOf(c.ParserConfig, values)
+		return ps, c.TransformerConfig, ok
 	case *severity.Config:
-		sev, ok := fastSeverityOf(&c.SeverityConfig)
+		sev, ok := severityParseOf(&c.SeverityConfig)
 		return sev, c.TransformerConfig, ok
 	case *timeparser.Config:
-		t, ok := fastTimeOf(&c.TimeParser)
+		t, ok := timeParseOf(&c.TimeParser)
 		return t, c.TransformerConfig, ok
 	case *move.Config:
-		from, ok := fastFieldOf(c.From)
-		to, ok2 := fastFieldOf(c.To)
+		from, ok := fieldOf(c.From)
+		to, ok2 := fieldOf(c.To)
 		return transferStep{from: from, to: to, move: true}, c.TransformerConfig, ok && ok2
 	case *copyop.Config:
-		from, ok := fastFieldOf(c.From)
-		to, ok2 := fastFieldOf(c.To)
+		from, ok := fieldOf(c.From)
+		to, ok2 := fieldOf(c.To)
 		return transferStep{from: from, to: to}, c.TransformerConfig, ok && ok2
 	case *remove.Config:
 		// A nil field is `attributes` or `resource` as a whole, not covered.
 		if c.Field.FieldInterface == nil {
 			return nil, c.TransformerConfig, false
 		}
-		f, ok := fastFieldOf(c.Field.Field)
+		f, ok := fieldOf(c.Field.Field)
 		return removeStep{f}, c.TransformerConfig, ok
 	case *add.Config:
-		f, ok := fastFieldOf(c.Field)
+		f, ok := fieldOf(c.Field)
 		if s, isStr := c.Value.(string); !ok || c.Value == nil || isStr && strings.HasPrefix(s, "EXPR(") && strings.HasSuffix(s, ")") {
 			return nil, c.TransformerConfig, false
 		}
@@ -86,46 +86,46 @@ func fastStepOf(b operator.Builder) (fastStep, helper.TransformerConfig, bool) {
 // parse_from (the body or a top-level attribute) to the attributes, then its timestamp and
 // severity; their errors come after both were tried, the attributes set either way.
 type parserStep struct {
-	from   fastField
+	from   field
 	values valueParser
-	time   *fastTime
-	sev    *fastSeverity
+	time   *timeParse
+	sev    *severityParse
 }
 
 // valueParser merges what it parses of a string into the attributes.
 type valueParser interface {
-	parseInto(c *fastChain, s string, attrs pcommon.Map) error
+	parseInto(c *Chain, s string, attrs pcommon.Map) error
 }
 
 // parserStepOf covers parse_from body or attributes.<key>, parse_to attributes, timestamp
 // and severity from such fields; not body:, trace or scope_name.
 func parserStepOf(p helper.ParserConfig, values valueParser) (*parserStep, bool) {
-	from, ok := fastFieldOf(p.ParseFrom)
+	from, ok := fieldOf(p.ParseFrom)
 	if !ok || p.ParseTo.String() != stanza.NewAttributeField().String() || p.BodyField != nil ||
 		p.TraceParser != nil || p.ScopeNameParser != nil {
 		return nil, false
 	}
-	step := &parserStep{from: from, values: values}
+	ps := &parserStep{from: from, values: values}
 	if p.TimeParser != nil {
-		if step.time, ok = fastTimeOf(p.TimeParser); !ok {
+		if ps.time, ok = timeParseOf(p.TimeParser); !ok {
 			return nil, false
 		}
 	}
 	if p.SeverityConfig != nil {
-		if step.sev, ok = fastSeverityOf(p.SeverityConfig); !ok {
+		if ps.sev, ok = severityParseOf(p.SeverityConfig); !ok {
 			return nil, false
 		}
 	}
-	return step, true
+	return ps, true
 }
 
-func (p *parserStep) run(c *fastChain, lr plog.LogRecord) error {
+func (p *parserStep) run(c *Chain, lr plog.LogRecord) error {
 	v, ok := p.from.get(lr)
 	if !ok {
-		return errFastNoField
+		return errNoField
 	}
 	if v.Type() != pcommon.ValueTypeStr {
-		return errFastNotString
+		return errNotString
 	}
 	if err := p.values.parseInto(c, v.Str(), lr.Attributes()); err != nil {
 		return err
@@ -145,7 +145,7 @@ func (p *parserStep) run(c *fastChain, lr plog.LogRecord) error {
 
 type jsonValues struct{}
 
-func (jsonValues) parseInto(c *fastChain, s string, attrs pcommon.Map) error {
+func (jsonValues) parseInto(c *Chain, s string, attrs pcommon.Map) error {
 	return c.json.parseInto(s, attrs)
 }
 
@@ -159,7 +159,7 @@ type regexValues struct {
 	dst   []int
 }
 
-func (r *regexValues) parseInto(_ *fastChain, s string, attrs pcommon.Map) error {
+func (r *regexValues) parseInto(_ *Chain, s string, attrs pcommon.Map) error {
 	var m []int
 	if r.m != nil {
 		m = r.m.SubmatchIndex(s, r.dst)
@@ -167,7 +167,7 @@ func (r *regexValues) parseInto(_ *fastChain, s string, attrs pcommon.Map) error
 		m = r.re.FindStringSubmatchIndex(s)
 	}
 	if m == nil {
-		return errFastNoMatch
+		return errNoMatch
 	}
 	attrs.EnsureCapacity(attrs.Len() + len(r.names) - 1)
 	for i, name := range r.names {
@@ -183,32 +183,32 @@ func (r *regexValues) parseInto(_ *fastChain, s string, attrs pcommon.Map) error
 	return nil
 }
 
-// fastTime is a timestamp parse (time_parser, or a parser's timestamp): stanza's own
+// timeParse is a timestamp parse (time_parser, or a parser's timestamp): stanza's own
 // TimeParser (layout types, locations, time_zone_locations, the year of yearless layouts) on
 // the value, handed to it as the body of a scratch entry.
-type fastTime struct {
-	from   fastField
+type timeParse struct {
+	from   field
 	parser helper.TimeParser
 }
 
-func fastTimeOf(t *helper.TimeParser) (*fastTime, bool) {
+func timeParseOf(t *helper.TimeParser) (*timeParse, bool) {
 	if t.ParseFrom == nil || t.LayoutType == helper.NativeKey {
 		return nil, false
 	}
-	from, ok := fastFieldOf(*t.ParseFrom)
+	from, ok := fieldOf(*t.ParseFrom)
 	if !ok {
 		return nil, false
 	}
-	ft := &fastTime{from: from, parser: *t}
+	ft := &timeParse{from: from, parser: *t}
 	body := stanza.NewBodyField()
 	ft.parser.ParseFrom = &body
 	return ft, ft.parser.Validate() == nil
 }
 
-func (t *fastTime) run(c *fastChain, lr plog.LogRecord) error {
+func (t *timeParse) run(c *Chain, lr plog.LogRecord) error {
 	v, ok := t.from.get(lr)
 	if !ok {
-		return errFastNoField
+		return errNoField
 	}
 	c.scratch.Body = v.AsRaw()
 	if err := t.parser.Parse(c.scratch); err != nil {
@@ -223,18 +223,18 @@ func (t *fastTime) run(c *fastChain, lr plog.LogRecord) error {
 	return nil
 }
 
-// fastSeverity is a severity parse (severity_parser, or a parser's severity): stanza's own
-// SeverityParser (presets, mapping, overwrite_text) on the value, as fastTime's.
-type fastSeverity struct {
-	from   fastField
+// severityParse is a severity parse (severity_parser, or a parser's severity): stanza's own
+// SeverityParser (presets, mapping, overwrite_text) on the value, as timeParse's.
+type severityParse struct {
+	from   field
 	parser helper.SeverityParser
 }
 
-func fastSeverityOf(s *helper.SeverityConfig) (*fastSeverity, bool) {
+func severityParseOf(s *helper.SeverityConfig) (*severityParse, bool) {
 	if s.ParseFrom == nil {
 		return nil, false
 	}
-	from, ok := fastFieldOf(*s.ParseFrom)
+	from, ok := fieldOf(*s.ParseFrom)
 	if !ok {
 		return nil, false
 	}
@@ -242,13 +242,13 @@ func fastSeverityOf(s *helper.SeverityConfig) (*fastSeverity, bool) {
 	body := stanza.NewBodyField()
 	cfg.ParseFrom = &body
 	p, err := cfg.Build(component.TelemetrySettings{})
-	return &fastSeverity{from: from, parser: p}, err == nil
+	return &severityParse{from: from, parser: p}, err == nil
 }
 
-func (s *fastSeverity) run(c *fastChain, lr plog.LogRecord) error {
+func (s *severityParse) run(c *Chain, lr plog.LogRecord) error {
 	v, ok := s.from.get(lr)
 	if !ok {
-		return errFastNoField
+		return errNoField
 	}
 	c.scratch.Body = v.AsRaw()
 	if err := s.parser.Parse(c.scratch); err != nil {
@@ -266,14 +266,14 @@ func (s *fastSeverity) run(c *fastChain, lr plog.LogRecord) error {
 
 // transferStep is copy (from's value set at to as well), or move (taken out of from first).
 type transferStep struct {
-	from, to fastField
+	from, to field
 	move     bool
 }
 
-func (m transferStep) run(c *fastChain, lr plog.LogRecord) error {
+func (m transferStep) run(c *Chain, lr plog.LogRecord) error {
 	v, ok := m.from.get(lr)
 	if !ok {
-		return errFastNoField
+		return errNoField
 	}
 	v.CopyTo(c.tmp)
 	if m.move {
@@ -284,26 +284,26 @@ func (m transferStep) run(c *fastChain, lr plog.LogRecord) error {
 }
 
 // removeStep is remove: the body becomes empty, an attribute goes (an error when missing).
-type removeStep struct{ field fastField }
+type removeStep struct{ field field }
 
-func (m removeStep) run(c *fastChain, lr plog.LogRecord) error {
+func (m removeStep) run(c *Chain, lr plog.LogRecord) error {
 	if m.field.body {
 		c.empty.CopyTo(lr.Body())
 		return nil
 	}
 	if !lr.Attributes().Remove(m.field.key) {
-		return errFastNoField
+		return errNoField
 	}
 	return nil
 }
 
 // addStep is add with a static value (not EXPR(…)).
 type addStep struct {
-	field fastField
+	field field
 	value pcommon.Value
 }
 
-func (a addStep) run(_ *fastChain, lr plog.LogRecord) error {
+func (a addStep) run(_ *Chain, lr plog.LogRecord) error {
 	a.field.set(lr, a.value)
 	return nil
 }

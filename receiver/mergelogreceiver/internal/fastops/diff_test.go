@@ -1,60 +1,50 @@
-package mergelogreceiver
+package fastops
 
 import (
 	"context"
 	"reflect"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
-	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
-	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/adapter"
 	stanza "github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/entry"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator"
-	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/pipeline"
+
+	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/stanzachain"
 )
 
-// fastDiff runs one chain of operators both ways: by the fast path and by stanza's own
-// operators (pipeline built as newChain builds it, output converted by ConvertEntries).
-type fastDiff struct {
-	fast     *fastChain
-	first    operator.Operator
-	out      *terminal
-	failures *atomic.Int64 // stanza's, counted from its logs as the receiver counts them
+// diff runs one chain of operators both ways: by the fast path and by stanza's own operators
+// (run by stanzachain as the receiver runs them, failures counted from their logs, output
+// converted by ConvertEntries).
+type diff struct {
+	fast   *Chain
+	stanza *stanzachain.Chain[int, int]
+	outs   outputs
 }
 
-// newFastDiff decodes ops (YAML) as the collector would and builds both; the fast path must
-// cover them.
-func newFastDiff(tb testing.TB, ops string) *fastDiff {
+// outputs is the stanza chain's sink: what came out of the entry that went in.
+type outputs []*stanza.Entry
+
+func (o *outputs) Output(e *stanza.Entry, _ int, _ bool) { *o = append(*o, e) }
+func (*outputs) Settle(int, bool)                        {}
+func (*outputs) Split(in int) int                        { return in }
+
+// newDiff builds both for ops; the fast path must cover them.
+func newDiff(tb testing.TB, ops []operator.Config) *diff {
 	tb.Helper()
-	var raw []any
-	require.NoError(tb, yaml.Unmarshal([]byte(ops), &raw))
-	cfg := createDefaultConfig().(*Config)
-	require.NoError(tb, confmap.NewFromStringMap(map[string]any{"operators": raw}).Unmarshal(cfg))
-	d := &fastDiff{failures: &atomic.Int64{}}
-	d.fast = newFastChain(cfg.Operators, false, zap.NewNop())
-	require.NotNil(tb, d.fast, "the fast path covers %s", ops)
-	set := component.TelemetrySettings{Logger: zap.New(&failureCounter{Core: zapcore.NewNopCore(), failures: d.failures})}
+	d := &diff{fast: New(ops, zap.NewNop())}
+	require.NotNil(tb, d.fast, "the fast path covers %v", ops)
 	var err error
-	d.out, err = newTerminal(set)
+	d.stanza, err = stanzachain.New[int, int](stanzachain.Config{Operators: ops}, component.TelemetrySettings{Logger: zap.NewNop()})
 	require.NoError(tb, err)
-	pipe, err := pipeline.Config{Operators: cfg.Operators, DefaultOutput: d.out}.Build(set)
-	require.NoError(tb, err)
-	require.NoError(tb, pipe.Start(nil))
-	tb.Cleanup(func() { _ = pipe.Stop() })
-	for _, op := range pipe.Operators() {
-		if op.ID() == cfg.Operators[0].ID() {
-			d.first = op
-		}
-	}
+	require.NoError(tb, d.stanza.Start())
+	tb.Cleanup(func() { _ = d.stanza.Stop(&d.outs) })
 	return d
 }
 
@@ -68,21 +58,22 @@ type diffInput struct {
 
 func fileInput(body string) diffInput {
 	return diffInput{body: body, attrs: map[string]any{
-		"log.file.name": "app.log", "log.file.path": "/var/log/app.log", attrRecordNumber: int64(7),
+		"log.file.name": "app.log", "log.file.path": "/var/log/app.log", "log.file.record_number": int64(7),
 	}}
 }
 
 var diffObserved = time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
 
 // stanzaRecords are the records stanza's operators make of in, and how many failures.
-func (d *fastDiff) stanzaRecords(in diffInput) ([]plog.LogRecord, int64) {
+func (d *diff) stanzaRecords(in diffInput) ([]plog.LogRecord, int64) {
 	e := stanza.New()
 	e.Body = in.body
 	e.Attributes = in.attrs
 	e.ObservedTimestamp = diffObserved
 	e.Timestamp = in.at
-	_ = d.first.Process(context.Background(), e)
-	logs := adapter.ConvertEntries(d.out.take(nil), "", "")
+	d.outs = d.outs[:0]
+	d.stanza.Process(context.Background(), &d.outs, e, stanzachain.Input[int, int]{})
+	logs := adapter.ConvertEntries(d.outs, "", "")
 	var out []plog.LogRecord
 	for i := range logs.ResourceLogs().Len() {
 		sls := logs.ResourceLogs().At(i).ScopeLogs()
@@ -93,11 +84,11 @@ func (d *fastDiff) stanzaRecords(in diffInput) ([]plog.LogRecord, int64) {
 			}
 		}
 	}
-	return out, d.failures.Swap(0)
+	return out, d.stanza.TakeFailures()
 }
 
-// fastRecords is what the fast path makes of in, built as toFastChain builds it.
-func (d *fastDiff) fastRecords(tb testing.TB, in diffInput) ([]plog.LogRecord, int64) {
+// fastRecords is what the fast path makes of in, built as the receiver builds it.
+func (d *diff) fastRecords(tb testing.TB, in diffInput) ([]plog.LogRecord, int64) {
 	lr := plog.NewLogRecord()
 	lr.Body().SetStr(in.body)
 	require.NoError(tb, lr.Attributes().FromRaw(in.attrs))
@@ -105,9 +96,8 @@ func (d *fastDiff) fastRecords(tb testing.TB, in diffInput) ([]plog.LogRecord, i
 	if !in.at.IsZero() {
 		lr.SetTimestamp(pcommon.NewTimestampFromTime(in.at))
 	}
-	ok := d.fast.run(lr)
-	n := d.fast.failed
-	d.fast.failed = 0
+	ok := d.fast.Run(lr)
+	n := d.fast.TakeFailures()
 	if !ok {
 		return nil, n
 	}
@@ -116,7 +106,7 @@ func (d *fastDiff) fastRecords(tb testing.TB, in diffInput) ([]plog.LogRecord, i
 
 // check runs in both ways and fails tb where the records or the failures differ. The
 // attributes are compared as maps: ConvertEntries puts them in Go's map order.
-func (d *fastDiff) check(tb testing.TB, in diffInput) {
+func (d *diff) check(tb testing.TB, in diffInput) {
 	tb.Helper()
 	fastIn := in
 	fastIn.attrs = copyRaw(in.attrs)

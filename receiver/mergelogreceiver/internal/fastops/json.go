@@ -1,4 +1,4 @@
-package mergelogreceiver
+package fastops
 
 import (
 	"math/bits"

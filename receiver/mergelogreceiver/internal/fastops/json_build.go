@@ -1,4 +1,4 @@
-package mergelogreceiver
+package fastops
 
 import "go.opentelemetry.io/collector/pdata/pcommon"
 

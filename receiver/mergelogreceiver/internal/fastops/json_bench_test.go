@@ -1,4 +1,4 @@
-package mergelogreceiver
+package fastops
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 )
 
 // BenchmarkJSONParseInto measures json_parser's fast parse alone, each line into a new
-// record's attributes as toFastChain makes them, the records of a batch alive together so that
+// record's attributes as the receiver makes them, the records of a batch alive together so that
 // the collector has their garbage to deal with: lines like bench/'s JSON application log
 // (flat), and lines with an object and an array in them (nested).
 func BenchmarkJSONParseInto(b *testing.B) {

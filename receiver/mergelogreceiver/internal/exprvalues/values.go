@@ -1,4 +1,10 @@
-package mergelogreceiver
+// Package exprvalues compiles and renders the values of file_log's attributes and resource
+// keys: strings in which each EXPR(...) is an expression, compiled and rendered by stanza's
+// helper as file_log renders them when it makes an entry (env(...) reads the environment; body
+// is the entry's text). A value that reads nothing of the entry is the same for every entry:
+// it is rendered once, at start. Those that read the entry are rendered for each record
+// (attributes only).
+package exprvalues
 
 import (
 	"fmt"
@@ -11,13 +17,9 @@ import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator/helper"
 )
 
-// configValues are the values of attributes or resource as file_log takes them: strings in
-// which each EXPR(...) is an expression, compiled and rendered by stanza's helper as file_log
-// renders them when it makes an entry (env(...) reads the environment; body is the entry's
-// text). A value that reads nothing of the entry is the same for every entry: it is rendered
-// once, at start. Those that read the entry are rendered for each record (attributes only).
-type configValues struct {
-	static   pcommon.Map
+// Values are the compiled values of one key (attributes or resource).
+type Values struct {
+	Static   pcommon.Map  // the values rendered at start
 	perEntry []entryValue // in key order
 }
 
@@ -29,42 +31,32 @@ type entryValue struct {
 // entryFields are the names of the expression environment that file_log fills from the entry.
 var entryFields = map[string]bool{"$": true, "body": true, "attributes": true, "resource": true, "timestamp": true}
 
-// validateValues compiles and renders what can be at start of attributes and resource.
-func (c *Config) validateValues(errs *keyErrors) {
-	attrs, err := compileAttributes(c.Attributes)
-	errs.check("attributes", err)
-	if err == nil {
-		_, err = compileResource(c.Resource, attrs)
-		errs.check("resource", err)
-	}
+// Attributes compiles the attributes' values.
+func Attributes(kv map[string]string) (Values, error) {
+	return compile(kv, pcommon.NewMap(), entryFields, true)
 }
 
-// compileAttributes compiles the attributes' values.
-func compileAttributes(kv map[string]string) (configValues, error) {
-	return compileValues(kv, pcommon.NewMap(), entryFields, true)
-}
-
-// compileResource compiles the resource's values, which file_log renders after the attributes:
-// their expressions see the attributes, which are the same for every entry unless some read it.
-func compileResource(kv map[string]string, attrs configValues) (pcommon.Map, error) {
+// Resource compiles the resource's values, which file_log renders after the attributes: their
+// expressions see the attributes, which are the same for every entry unless some read it.
+func Resource(kv map[string]string, attrs Values) (pcommon.Map, error) {
 	fields := entryFields
 	if len(attrs.perEntry) == 0 {
 		fields = map[string]bool{"$": true, "body": true, "resource": true, "timestamp": true}
 	}
-	v, err := compileValues(kv, attrs.static, fields, false)
-	return v.static, err
+	v, err := compile(kv, attrs.Static, fields, false)
+	return v.Static, err
 }
 
-// compileValues compiles kv, rendering at once the values that name none of fields (with attrs
-// as the entry's attributes); perEntry says whether the others may be rendered per entry.
-func compileValues(kv map[string]string, attrs pcommon.Map, fields map[string]bool, perEntry bool) (configValues, error) {
-	v := configValues{static: pcommon.NewMap()}
+// compile compiles kv, rendering at once the values that name none of fields (with attrs as
+// the entry's attributes); perEntry says whether the others may be rendered per entry.
+func compile(kv map[string]string, attrs pcommon.Map, fields map[string]bool, perEntry bool) (Values, error) {
+	v := Values{Static: pcommon.NewMap()}
 	keys := make([]string, 0, len(kv))
 	for k := range kv {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	v.static.EnsureCapacity(len(keys))
+	v.Static.EnsureCapacity(len(keys))
 	env := helper.GetExprEnv(&stanza.Entry{Attributes: attrs.AsRaw()})
 	defer helper.PutExprEnv(env)
 	for _, k := range keys {
@@ -83,7 +75,7 @@ func compileValues(kv map[string]string, attrs pcommon.Map, fields map[string]bo
 		if err != nil {
 			return v, fmt.Errorf("%s: %w", k, err)
 		}
-		v.static.PutStr(k, s)
+		v.Static.PutStr(k, s)
 	}
 	return v, nil
 }
@@ -109,10 +101,15 @@ func (f *fieldFinder) Visit(node *ast.Node) { //nolint:gocritic // the signature
 	}
 }
 
-// render renders the per-entry values for an entry whose body is body, as file_log renders
+// PerEntry is how many values are rendered for each entry.
+func (v *Values) PerEntry() int {
+	return len(v.perEntry)
+}
+
+// Render renders the per-entry values for an entry whose body is body, as file_log renders
 // them for an entry it makes (no attributes or resource yet). A value that fails to render
 // is left out: file_log would drop the entry.
-func (v *configValues) render(body any, put func(key, value string)) {
+func (v *Values) Render(body any, put func(key, value string)) {
 	env := helper.GetExprEnv(&stanza.Entry{Body: body})
 	defer helper.PutExprEnv(env)
 	for _, ev := range v.perEntry {
