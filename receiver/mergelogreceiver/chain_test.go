@@ -1,27 +1,22 @@
 package mergelogreceiver
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 )
 
 // fastChain is a chain of internal/fastops/testdata/chains.yaml (issue 13's and the options
 // the fast path covers), as YAML.
 func fastChain(t *testing.T, name string) string {
 	t.Helper()
-	text, err := os.ReadFile(filepath.Join("internal", "fastops", "testdata", "chains.yaml"))
-	require.NoError(t, err)
-	var chains map[string]any
-	require.NoError(t, yaml.Unmarshal(text, &chains))
+	chains := testkit.OperatorChains(t, filepath.Join("internal", "fastops", "testdata", "chains.yaml"))
 	require.Contains(t, chains, name)
-	ops, err := yaml.Marshal(chains[name])
-	require.NoError(t, err)
-	return string(ops)
+	return chains[name]
 }
 
 // The receiver runs issue 13's chains on the fast path, the last one after the native

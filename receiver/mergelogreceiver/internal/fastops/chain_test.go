@@ -1,20 +1,16 @@
 package fastops
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/confmap"
 	"go.uber.org/zap"
-	yaml "go.yaml.in/yaml/v3"
 
-	// The operators file_log registers, for the ones the fast path does not cover.
-	_ "github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/adapter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator"
+
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 )
 
 // Tricky entries for every chain: invalid JSON, numbers, nesting, unicode and escapes,
@@ -51,25 +47,11 @@ var trickyBodies = []string{
 // testChains are testdata/chains.yaml's chains, by name.
 func testChains(tb testing.TB) map[string][]operator.Config {
 	tb.Helper()
-	text, err := os.ReadFile(filepath.Join("testdata", "chains.yaml"))
-	require.NoError(tb, err)
-	var raw map[string][]any
-	require.NoError(tb, yaml.Unmarshal(text, &raw))
 	chains := map[string][]operator.Config{}
-	for name, ops := range raw {
-		chains[name] = decode(tb, ops)
+	for name, ops := range testkit.OperatorChains(tb, filepath.Join("testdata", "chains.yaml")) {
+		chains[name] = testkit.Operators(tb, ops)
 	}
 	return chains
-}
-
-// decode decodes ops as the collector decodes file_log's operators.
-func decode(tb testing.TB, ops []any) []operator.Config {
-	tb.Helper()
-	var cfg struct {
-		Operators []operator.Config `mapstructure:"operators"`
-	}
-	require.NoError(tb, confmap.NewFromStringMap(map[string]any{"operators": ops}).Unmarshal(&cfg))
-	return cfg.Operators
 }
 
 // Every chain gives stanza's records, failures and drops on every tricky entry, with and
@@ -108,9 +90,7 @@ func TestFallBack(t *testing.T) {
 		"timestamp in nested": `[{type: json_parser, timestamp: {parse_from: attributes.a.b, layout: "%s"}}]`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			var raw []any
-			require.NoError(t, yaml.Unmarshal([]byte(ops), &raw))
-			assert.Nil(t, New(decode(t, raw), zap.NewNop()))
+			assert.Nil(t, New(testkit.Operators(t, ops), zap.NewNop()))
 		})
 	}
 }

@@ -9,14 +9,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
-	"go.opentelemetry.io/collector/confmap"
 	"go.uber.org/zap"
-	yaml "go.yaml.in/yaml/v3"
 
-	// The operators file_log registers.
-	_ "github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/adapter"
 	stanza "github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/entry"
-	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator"
+
+	"github.com/mergelog/otelcol-mergelog/internal/testkit"
 )
 
 // events is a Sink that writes down what it is told, as text: "out <body> <ticket> carries",
@@ -47,14 +44,9 @@ func (ev *events) Split(in int) int {
 // newTestChain builds and starts the chain of ops (YAML), its sources named by sources.
 func newTestChain(t *testing.T, ops string, sources ...string) (*Chain[string, int], *events) {
 	t.Helper()
-	var raw []any
-	require.NoError(t, yaml.Unmarshal([]byte(ops), &raw))
-	var cfg struct {
-		Operators []operator.Config `mapstructure:"operators"`
-	}
-	require.NoError(t, confmap.NewFromStringMap(map[string]any{"operators": raw}).Unmarshal(&cfg))
-	require.NoError(t, Validate(cfg.Operators))
-	c, err := New[string, int](Config{Operators: cfg.Operators, SourceAttributes: sources}, component.TelemetrySettings{Logger: zap.NewNop()})
+	operators := testkit.Operators(t, ops)
+	require.NoError(t, Validate(operators))
+	c, err := New[string, int](Config{Operators: operators, SourceAttributes: sources}, component.TelemetrySettings{Logger: zap.NewNop()})
 	require.NoError(t, err)
 	require.NoError(t, c.Start())
 	return c, &events{}
