@@ -11,11 +11,11 @@ import (
 const FailedEntryMessage = "Failed to process entry"
 
 // failureCounter counts the entries operators fail on from their logs. Stanza has no other
-// hook that sees every failure: Process returns nil for the quiet on_error modes, a holding
-// operator fails in its own goroutine, and an error Process returns may be a later operator's
-// write. The log is the one place every on_error path reports to, so the counter lets debug
-// entries through to Check, that quiet ones count too, and passes on only what the logger
-// it wraps would write.
+// hook that sees every failure: Process returns nil in the quiet on_error modes, and passes up
+// a later operator's error otherwise; the operators after a holding one run (and fail) in its
+// goroutine, not in Process. The log is the one place every on_error path reports to, so the
+// counter lets debug entries through to Check, that quiet ones count too, and passes on only
+// what the logger it wraps would write.
 type failureCounter struct {
 	zapcore.Core
 	failures *atomic.Int64
