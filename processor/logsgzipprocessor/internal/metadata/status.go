@@ -1,6 +1,6 @@
-// Package metadata holds the processor's identity and internal telemetry, written by hand in the
-// shape mdatagen would generate from ../../metadata.yaml (the project does not run mdatagen;
-// metadata_test.go checks the two agree).
+// Package metadata is the processor's identity and its internal metrics, one table that says
+// what users see of each (mdatagen is not served at the collector version this module builds
+// on; metrictable builds the instruments from the table).
 package metadata // import "github.com/mergelog/otelcol-mergelog/processor/logsgzipprocessor/internal/metadata"
 
 import "go.opentelemetry.io/collector/component"

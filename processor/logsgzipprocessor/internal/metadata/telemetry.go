@@ -1,22 +1,24 @@
 package metadata // import "github.com/mergelog/otelcol-mergelog/processor/logsgzipprocessor/internal/metadata"
 
 import (
-	"errors"
-
-	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/otel/metric"
+
+	"github.com/mergelog/otelcol-mergelog/internal/metrictable"
 )
 
-// AttributeReason is the key of the attribute of ProcessorLogsgzipRecordsSkipped that says why a
-// record was left unchanged (see metadata.yaml for its values).
+// Telemetry is the processor's internal metrics.
+var Telemetry = metrictable.Table[TelemetryBuilder]{Scope: ScopeName, Stability: metrictable.Development, Metrics: []metrictable.Metric{
+	{Name: "otelcol_processor_logsgzip_records_compressed", Kind: metrictable.Counter, Unit: "{record}", Description: "Number of log records whose body was gzip-compressed."},
+	{Name: "otelcol_processor_logsgzip_records_skipped", Kind: metrictable.Counter, Unit: "{record}", Attributes: []string{AttributeReason}, Description: "Number of log records left unchanged, by reason."},
+	{Name: "otelcol_processor_logsgzip_bytes_in", Kind: metrictable.Counter, Unit: "By", Description: "Uncompressed size of the bodies that were compressed."},
+	{Name: "otelcol_processor_logsgzip_bytes_out", Kind: metrictable.Counter, Unit: "By", Description: "Compressed size of the bodies that were compressed."},
+}}
+
+// AttributeReason is on records_skipped: why a record's body was left unchanged (the values are
+// the processor's reasonNames, listed in its README).
 const AttributeReason = "reason"
 
-// Meter returns the meter of the processor's internal telemetry.
-func Meter(settings component.TelemetrySettings) metric.Meter {
-	return settings.MeterProvider.Meter(ScopeName)
-}
-
-// TelemetryBuilder holds the processor's instruments, as listed in metadata.yaml.
+// TelemetryBuilder holds the processor's instruments, one field per metric of Telemetry.
 type TelemetryBuilder struct {
 	ProcessorLogsgzipRecordsCompressed metric.Int64Counter
 	ProcessorLogsgzipRecordsSkipped    metric.Int64Counter
@@ -25,33 +27,4 @@ type TelemetryBuilder struct {
 }
 
 // NewTelemetryBuilder creates every instrument.
-func NewTelemetryBuilder(settings component.TelemetrySettings) (*TelemetryBuilder, error) {
-	m := Meter(settings)
-	b := TelemetryBuilder{}
-	var err, errs error
-	b.ProcessorLogsgzipRecordsCompressed, err = m.Int64Counter(
-		"otelcol_processor_logsgzip_records_compressed",
-		metric.WithDescription("Number of log records whose body was gzip-compressed. [Development]"),
-		metric.WithUnit("{record}"),
-	)
-	errs = errors.Join(errs, err)
-	b.ProcessorLogsgzipRecordsSkipped, err = m.Int64Counter(
-		"otelcol_processor_logsgzip_records_skipped",
-		metric.WithDescription("Number of log records left unchanged, by reason. [Development]"),
-		metric.WithUnit("{record}"),
-	)
-	errs = errors.Join(errs, err)
-	b.ProcessorLogsgzipBytesIn, err = m.Int64Counter(
-		"otelcol_processor_logsgzip_bytes_in",
-		metric.WithDescription("Uncompressed size of the bodies that were compressed. [Development]"),
-		metric.WithUnit("By"),
-	)
-	errs = errors.Join(errs, err)
-	b.ProcessorLogsgzipBytesOut, err = m.Int64Counter(
-		"otelcol_processor_logsgzip_bytes_out",
-		metric.WithDescription("Compressed size of the bodies that were compressed. [Development]"),
-		metric.WithUnit("By"),
-	)
-	errs = errors.Join(errs, err)
-	return &b, errs
-}
+var NewTelemetryBuilder = Telemetry.New

@@ -1,6 +1,7 @@
-// Package metadata holds the receiver's identity and internal telemetry, written by hand in the
-// shape mdatagen would generate from ../../metadata.yaml (the project does not run mdatagen).
-package metadata
+// Package metadata is the receiver's identity and its internal metrics, one table that says what
+// users see of each (mdatagen is not served at the collector version this module builds on;
+// metrictable builds the instruments from the table).
+package metadata // import "github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/metadata"
 
 import "go.opentelemetry.io/collector/component"
 
@@ -11,4 +12,5 @@ var (
 	ScopeName = "github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver"
 )
 
+// LogsStability is the stability of the receiver for logs.
 const LogsStability = component.StabilityLevelAlpha

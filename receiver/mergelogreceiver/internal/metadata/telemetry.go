@@ -1,32 +1,46 @@
-package metadata
+package metadata // import "github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/metadata"
 
 import (
-	"errors"
-
 	"go.opentelemetry.io/otel/metric"
 
-	"go.opentelemetry.io/collector/component"
+	"github.com/mergelog/otelcol-mergelog/internal/metrictable"
 )
 
-// Attribute keys of the receiver's metrics, as metadata.yaml lists them.
+// Telemetry is the receiver's internal metrics.
+var Telemetry = metrictable.Table[TelemetryBuilder]{Scope: ScopeName, Stability: metrictable.Alpha, Metrics: []metrictable.Metric{
+	{Name: "otelcol_receiver_mergelog_files_open", Kind: metrictable.Gauge, Unit: "{file}", Attributes: byReceiver, Description: "Number of files the receiver holds open"},
+	{Name: "otelcol_receiver_mergelog_bytes_read", Kind: metrictable.Counter, Unit: "By", Attributes: byReceiver, Description: "Bytes of (decompressed) file content read"},
+	{Name: "otelcol_receiver_mergelog_bytes_lost", Kind: metrictable.Counter, Unit: "By", Attributes: byReceiver, Description: "Bytes of files that went away, or were closed to bound the disk space of deleted files (max_deleted_bytes), before they were read to their end (compressed bytes for a compressed file); each loss is logged, naming the file"},
+	{Name: "otelcol_receiver_mergelog_checkpoint_corrupt", Kind: metrictable.Counter, Unit: "{key}", Attributes: byReceiver, Description: "Checkpoint keys that could not be decoded at start, left out with on_corrupt_checkpoint start_over (the files they described are read as files never seen); each is logged, naming the key"},
+	{Name: "otelcol_receiver_mergelog_records_emitted", Kind: metrictable.Counter, Unit: "{record}", Attributes: byReceiver, Description: "Log records built from entries and handed to the next consumer"},
+	{Name: "otelcol_receiver_mergelog_entries_untimed", Kind: metrictable.Counter, Unit: "{entry}", Attributes: byReceiver, Description: "Entries in which the configured timestamp was not found"},
+	{Name: "otelcol_receiver_mergelog_partials_cut", Kind: metrictable.Counter, Unit: "{entry}", Attributes: byReceiver, Description: "Unfinished entries (a multiline entry being joined, the pieces of a split line) emitted as they were because the entries not finished across all files held more than max_partial_bytes; each is logged, naming the file"},
+	{Name: "otelcol_receiver_mergelog_split_lines_unjoined", Kind: metrictable.Counter, Unit: "{line}", Attributes: byReceiver, Description: "Lines a container runtime split whose rest did not come within split_line_wait (nor in the next file of the container stream), emitted as they are"},
+	{Name: "otelcol_receiver_mergelog_entries_late", Kind: metrictable.Counter, Unit: "{entry}", Attributes: byReceiver, Description: "Entries the merge released after entries at later instants (out of order)"},
+	{Name: "otelcol_receiver_mergelog_consume_errors", Kind: metrictable.Counter, Unit: "{batch}", Attributes: []string{AttributeReceiver, AttributePermanent}, Description: "Batches the next consumer refused, by whether the error was permanent"},
+	{Name: "otelcol_receiver_mergelog_consume_retries", Kind: metrictable.Counter, Unit: "{retry}", Attributes: byReceiver, Description: "Retries of batches refused with a retryable error"},
+	{Name: "otelcol_receiver_mergelog_merge_hold_duration", Kind: metrictable.Histogram, Unit: "s", Attributes: byReceiver, Buckets: metrictable.DurationBuckets, Description: "Longest time an entry released in one go waited in the merge window (one value per release)"},
+	{Name: "otelcol_receiver_mergelog_operator_errors", Kind: metrictable.Counter, Unit: "{entry}", Attributes: byReceiver, Description: "Entries an operator failed to process, handled by its on_error (sent on or dropped)"},
+	{Name: "otelcol_receiver_mergelog_records_dropped", Kind: metrictable.Counter, Unit: "{record}", Attributes: []string{AttributeReceiver, AttributeClass}, Description: "Records dropped because the next consumer refused them for good (as on_refusal says), by the class of the refusal; each is logged with its file and offset"},
+}}
+
+// Attribute keys of the receiver's metrics.
 const (
-	// AttributeReceiver is on every metric: the receiver's component ID, as on the collector's
-	// own receiver metrics, so that two mergelog receivers are told apart.
+	// AttributeReceiver is on every metric: the receiver's component ID (e.g. mergelog/java), as
+	// on the collector's own receiver metrics, so that two mergelog receivers are told apart.
 	AttributeReceiver = "receiver"
-	// AttributePermanent is on ReceiverMergelogConsumeErrors: whether the next consumer's error
-	// was permanent.
+	// AttributePermanent (bool) is on consume_errors: whether the next consumer's error was
+	// permanent (handled as on_refusal says) or retryable.
 	AttributePermanent = "permanent"
-	// AttributeClass is on ReceiverMergelogRecordsDropped: the class of the refusal (size,
-	// auth, data, other).
+	// AttributeClass is on records_dropped: the class of a refusal for good (size, auth, data,
+	// other; see on_refusal).
 	AttributeClass = "class"
 )
 
-// Meter returns the meter of the receiver's internal telemetry.
-func Meter(settings component.TelemetrySettings) metric.Meter {
-	return settings.MeterProvider.Meter(ScopeName)
-}
+// byReceiver is the attributes of most metrics: the receiver's ID alone.
+var byReceiver = []string{AttributeReceiver}
 
-// TelemetryBuilder holds the receiver's instruments, as listed in metadata.yaml.
+// TelemetryBuilder holds the receiver's instruments, one field per metric of Telemetry.
 type TelemetryBuilder struct {
 	ReceiverMergelogFilesOpen          metric.Int64Gauge
 	ReceiverMergelogBytesRead          metric.Int64Counter
@@ -45,94 +59,4 @@ type TelemetryBuilder struct {
 }
 
 // NewTelemetryBuilder creates every instrument.
-func NewTelemetryBuilder(settings component.TelemetrySettings) (*TelemetryBuilder, error) {
-	m := Meter(settings)
-	b := TelemetryBuilder{}
-	var err, errs error
-	b.ReceiverMergelogFilesOpen, err = m.Int64Gauge(
-		"otelcol_receiver_mergelog_files_open",
-		metric.WithDescription("Number of files the receiver holds open [Alpha]"),
-		metric.WithUnit("{file}"),
-	)
-	errs = errors.Join(errs, err)
-	b.ReceiverMergelogBytesRead, err = m.Int64Counter(
-		"otelcol_receiver_mergelog_bytes_read",
-		metric.WithDescription("Bytes of (decompressed) file content read [Alpha]"),
-		metric.WithUnit("By"),
-	)
-	errs = errors.Join(errs, err)
-	b.ReceiverMergelogBytesLost, err = m.Int64Counter(
-		"otelcol_receiver_mergelog_bytes_lost",
-		metric.WithDescription("Bytes of files that went away, or were closed to bound the disk space of deleted files (max_deleted_bytes), before they were read to their end (compressed bytes for a compressed file); each loss is logged, naming the file [Alpha]"),
-		metric.WithUnit("By"),
-	)
-	errs = errors.Join(errs, err)
-	b.ReceiverMergelogCheckpointCorrupt, err = m.Int64Counter(
-		"otelcol_receiver_mergelog_checkpoint_corrupt",
-		metric.WithDescription("Checkpoint keys that could not be decoded at start, left out with on_corrupt_checkpoint start_over (the files they described are read as files never seen); each is logged, naming the key [Alpha]"),
-		metric.WithUnit("{key}"),
-	)
-	errs = errors.Join(errs, err)
-	b.ReceiverMergelogRecordsEmitted, err = m.Int64Counter(
-		"otelcol_receiver_mergelog_records_emitted",
-		metric.WithDescription("Log records built from entries and handed to the next consumer [Alpha]"),
-		metric.WithUnit("{record}"),
-	)
-	errs = errors.Join(errs, err)
-	b.ReceiverMergelogEntriesUntimed, err = m.Int64Counter(
-		"otelcol_receiver_mergelog_entries_untimed",
-		metric.WithDescription("Entries in which the configured timestamp was not found [Alpha]"),
-		metric.WithUnit("{entry}"),
-	)
-	errs = errors.Join(errs, err)
-	b.ReceiverMergelogPartialsCut, err = m.Int64Counter(
-		"otelcol_receiver_mergelog_partials_cut",
-		metric.WithDescription("Unfinished entries (a multiline entry being joined, the pieces of a split line) emitted as they were because the entries not finished across all files held more than max_partial_bytes; each is logged, naming the file [Alpha]"),
-		metric.WithUnit("{entry}"),
-	)
-	errs = errors.Join(errs, err)
-	b.ReceiverMergelogSplitLinesUnjoined, err = m.Int64Counter(
-		"otelcol_receiver_mergelog_split_lines_unjoined",
-		metric.WithDescription("Lines a container runtime split whose rest did not come within split_line_wait (nor in the next file of the container stream), emitted as they are [Alpha]"),
-		metric.WithUnit("{line}"),
-	)
-	errs = errors.Join(errs, err)
-	b.ReceiverMergelogEntriesLate, err = m.Int64Counter(
-		"otelcol_receiver_mergelog_entries_late",
-		metric.WithDescription("Entries the merge released after entries at later instants (out of order) [Alpha]"),
-		metric.WithUnit("{entry}"),
-	)
-	errs = errors.Join(errs, err)
-	b.ReceiverMergelogConsumeErrors, err = m.Int64Counter(
-		"otelcol_receiver_mergelog_consume_errors",
-		metric.WithDescription("Batches the next consumer refused, by whether the error was permanent [Alpha]"),
-		metric.WithUnit("{batch}"),
-	)
-	errs = errors.Join(errs, err)
-	b.ReceiverMergelogConsumeRetries, err = m.Int64Counter(
-		"otelcol_receiver_mergelog_consume_retries",
-		metric.WithDescription("Retries of batches refused with a retryable error [Alpha]"),
-		metric.WithUnit("{retry}"),
-	)
-	errs = errors.Join(errs, err)
-	b.ReceiverMergelogMergeHoldDuration, err = m.Float64Histogram(
-		"otelcol_receiver_mergelog_merge_hold_duration",
-		metric.WithDescription("Longest time an entry released in one go waited in the merge window (one value per release) [Alpha]"),
-		metric.WithUnit("s"),
-		metric.WithExplicitBucketBoundaries(0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30),
-	)
-	errs = errors.Join(errs, err)
-	b.ReceiverMergelogOperatorErrors, err = m.Int64Counter(
-		"otelcol_receiver_mergelog_operator_errors",
-		metric.WithDescription("Entries an operator failed to process, handled by its on_error (sent on or dropped) [Alpha]"),
-		metric.WithUnit("{entry}"),
-	)
-	errs = errors.Join(errs, err)
-	b.ReceiverMergelogRecordsDropped, err = m.Int64Counter(
-		"otelcol_receiver_mergelog_records_dropped",
-		metric.WithDescription("Records dropped because the next consumer refused them for good (as on_refusal says), by the class of the refusal; each is logged with its file and offset [Alpha]"),
-		metric.WithUnit("{record}"),
-	)
-	errs = errors.Join(errs, err)
-	return &b, errs
-}
+var NewTelemetryBuilder = Telemetry.New
