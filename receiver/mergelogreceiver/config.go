@@ -164,34 +164,6 @@ const grpcDefaultMaxRecv = 4 << 20
 // maxInFlightLimit bounds batch.max_in_flight: each batch in flight holds up to max_bytes.
 const maxInFlightLimit = 64
 
-func createDefaultConfig() component.Config {
-	return &Config{
-		StartAt:            StartAtEnd,
-		PollInterval:       200 * time.Millisecond,
-		FingerprintSize:    1000,
-		MaxLogSize:         1 << 20,
-		MaxLogSizeBehavior: BehaviorSplit,
-		MaxConcurrentFiles: 1024,
-		MaxDeletedBytes:    1 << 30,
-		Encoding:           EncodingUTF8,
-		OnTruncate:         OnTruncateIgnore,
-		ForceFlushPeriod:   500 * time.Millisecond,
-		IncludeFileName:    true,
-		Compression:        CompressionAuto,
-		Format:             FormatText,
-		SplitLineWait:      5 * time.Second,
-		Merge:              MergeConfig{Window: 2 * time.Second, MaxHeldPerFile: 10000},
-		Batch:              BatchConfig{MaxRecords: 1000, MaxBytes: defaultMaxBytes, Timeout: 200 * time.Millisecond, MaxInFlight: 4},
-		Watch:              WatchConfig{Enabled: true, FullScanInterval: 10 * time.Second},
-		RetryOnFailure:     RetryConfig{InitialInterval: 100 * time.Millisecond, MaxInterval: 5 * time.Second},
-		OnRefusal:          refusal.DefaultPolicy(),
-
-		// A checkpoint that cannot be decoded must not keep a DaemonSet's pod restarting.
-		OnCorruptCheckpoint: CorruptCheckpointStartOver,
-		MaxPartialBytes:     32 << 20,
-	}
-}
-
 // keyErrors collects errors that each name their key.
 type keyErrors []error
 
