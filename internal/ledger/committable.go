@@ -1,19 +1,19 @@
 package ledger
 
-// Stream is what one stream of a file still needs: its entries not settled and its lines not
+// Books is what one stream of a file still needs: its entries not settled and its lines not
 // yet in an entry.
-type Stream struct {
+type Books struct {
 	Entries Entries
 	Lines   Lines
 }
 
 // Oldest returns the start offset of the first byte the stream still needs and, when that is
 // an entry's, its record number (else 0); ok is false when it needs nothing.
-func (s *Stream) Oldest() (start, record int64, ok bool) {
-	if start, record, ok = s.Entries.Oldest(); ok {
+func (b *Books) Oldest() (start, record int64, ok bool) {
+	if start, record, ok = b.Entries.Oldest(); ok {
 		return start, record, true
 	}
-	if l, ok := s.Lines.First(); ok {
+	if l, ok := b.Lines.First(); ok {
 		return l.Start, 0, true
 	}
 	return 0, 0, false

@@ -1,6 +1,8 @@
 // Package ledger keeps the books that make a file reader's checkpoints at-least-once: for each
-// stream of entries read from a file, which entries are still on their way downstream and which
-// lines are still waiting in an entry not yet emitted.
+// stream of a file (a sequence of lines joined into entries on its own: the file's lines or,
+// in a container runtime's log, one of the container's output streams, stdout or stderr), which
+// entries are still on their way downstream and which lines are still waiting in an entry not
+// yet emitted.
 //
 // # The contract
 //

@@ -101,35 +101,35 @@ func TestLinesPopThrough(t *testing.T) {
 func TestCommit(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
-		setup       func(s *Stream)
+		setup       func(b *Books)
 		wantOffset  int64
 		wantRecords int64
 	}{
-		{"nothing needed: the end of the last line read", func(*Stream) {}, 100, 7},
-		{"an unsettled entry", func(s *Stream) {
-			s.Entries.Settle(s.Entries.Add(40, 5))
-			s.Entries.Add(60, 6)
+		{"nothing needed: the end of the last line read", func(*Books) {}, 100, 7},
+		{"an unsettled entry", func(b *Books) {
+			b.Entries.Settle(b.Entries.Add(40, 5))
+			b.Entries.Add(60, 6)
 		}, 60, 5},
-		{"a line still in an open entry", func(s *Stream) {
-			s.Lines.Push(Line{Start: 80, End: 90})
+		{"a line still in an open entry", func(b *Books) {
+			b.Lines.Push(Line{Start: 80, End: 90})
 		}, 80, 7},
-		{"an entry before a held line wins", func(s *Stream) {
-			s.Entries.Add(50, 4)
-			s.Lines.Push(Line{Start: 80, End: 90})
+		{"an entry before a held line wins", func(b *Books) {
+			b.Entries.Add(50, 4)
+			b.Lines.Push(Line{Start: 80, End: 90})
 		}, 50, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var s Stream
-			tc.setup(&s)
+			var b Books
+			tc.setup(&b)
 			c := Upto(100, 7)
-			c.Need(s.Oldest())
+			c.Need(b.Oldest())
 			assert.Equal(t, Commit{Offset: tc.wantOffset, Records: tc.wantRecords}, c)
 		})
 	}
 }
 
 func TestCommitTakesTheOldestOfSeveralStreams(t *testing.T) {
-	var stdout, stderr Stream
+	var stdout, stderr Books
 	stdout.Lines.Push(Line{Start: 70, End: 80})
 	stderr.Entries.Add(30, 9)
 	c := Upto(100, 12)

@@ -19,7 +19,7 @@ type stream struct {
 	f      *tailedFile
 	kind   container.Stream
 	joiner *multiline.Joiner
-	books  ledger.Stream // its entries not yet settled and its lines not yet in an entry
+	books  ledger.Books // its entries not yet settled and its lines not yet in an entry
 	attrs  attrSet
 	pieces *container.Reassembler // with format container: the pieces of split lines
 	// With the native container operator, its entries carry file_log's logtag attribute: the
