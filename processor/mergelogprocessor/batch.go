@@ -20,8 +20,8 @@ type outBatch struct {
 	srcSL plog.ScopeLogs
 	logs  plog.LogRecordSlice
 	// The run of records added since the last one was moved: records [first, first+n) of
-	// origin slot of s.
-	s           *stream
+	// origin slot of g.
+	g           *group
 	slot        uint32
 	first, n    int
 	hasResource bool
@@ -35,15 +35,15 @@ type storedRun struct {
 
 func newOutBatch() *outBatch { return &outBatch{ld: plog.NewLogs()} }
 
-// add appends the record ref of s, already counted out of its origin.
-func (b *outBatch) add(s *stream, ref recordRef) {
+// add appends the record ref of g, already counted out of its origin.
+func (b *outBatch) add(g *group, ref recordRef) {
 	b.records++
-	if b.n > 0 && s == b.s && ref.origin == b.slot && int(ref.rec) == b.first+b.n {
+	if b.n > 0 && g == b.g && ref.origin == b.slot && int(ref.rec) == b.first+b.n {
 		b.n++
 		return
 	}
 	b.moveRun()
-	b.s, b.slot, b.first, b.n = s, ref.origin, int(ref.rec), 1
+	b.g, b.slot, b.first, b.n = g, ref.origin, int(ref.rec), 1
 }
 
 // finish moves the last run: the batch is complete.
@@ -57,7 +57,7 @@ func (b *outBatch) moveRun() {
 	if b.n == 0 {
 		return
 	}
-	r := &b.s.origins[b.slot]
+	r := &b.g.origins[b.slot]
 	if !b.hasResource || r.rl != b.srcRL {
 		b.srcRL, b.srcSL, b.hasResource = r.rl, plog.ScopeLogs{}, true
 		rl := b.ld.ResourceLogs().AppendEmpty()
@@ -95,7 +95,7 @@ func (b *outBatch) moveRun() {
 		}
 	}
 	if r.held == 0 {
-		b.s.free(b.slot)
+		b.g.free(b.slot)
 	}
-	b.s, b.n = nil, 0
+	b.g, b.n = nil, 0
 }

@@ -36,7 +36,7 @@ const (
 // at s×20 ms past each second the records of the second before, and the processor's (fake)
 // clock and release timer follow the sends. So each arrival's watermark releases about one
 // batch worth of records (the 20 ms the slowest node has now covered), as in steady state at a
-// real gateway, and the stream holds about one second of records.
+// real gateway, and the group holds about one second of records.
 //
 // With shape=interleaved each node logs at its own random instants over the whole second, so
 // the nodes' records interleave in time and almost every output record is a resource run of
@@ -116,7 +116,7 @@ func benchmarkMerge(b *testing.B, stored, interleaved bool) {
 			round[s] = benchBatch(rng, s, r, body, interleaved)
 		}
 	}
-	// The stream's first max_delay releases only by max_delay, and one more round brings it to
+	// The group's first max_delay releases only by max_delay, and one more round brings it to
 	// its steady state: not measured.
 	warmup := int(cfg.MaxDelay/benchFlush) + 2
 	for r := 1; r <= warmup; r++ {

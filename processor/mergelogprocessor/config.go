@@ -13,27 +13,27 @@ import (
 
 // Config defines the configuration of the mergelog processor.
 type Config struct {
-	// MergeKey lists the resource attributes whose values name a merge stream: records are
-	// ordered by time within a stream, streams are independent. Records whose resource has none
-	// of them form one stream.
+	// MergeKey lists the resource attributes whose values name a merge group: records are
+	// ordered by time within a group, groups are independent. Records whose resource has none
+	// of them form one group.
 	MergeKey []string `mapstructure:"merge_key"`
 
 	// SourceAttributes names a record's source, one watermark each: the first of these resource
 	// attributes the resource has. Records whose resource has none are one source.
 	SourceAttributes []string `mapstructure:"source_attributes"`
 
-	// MaxDelay is the longest a record waits for the other sources of its stream.
+	// MaxDelay is the longest a record waits for the other sources of its group.
 	MaxDelay time.Duration `mapstructure:"max_delay"`
 
 	// IdleTimeout is how long a source may send nothing before it stops holding back the
-	// other sources of its stream.
+	// other sources of its group.
 	IdleTimeout time.Duration `mapstructure:"idle_timeout"`
 
 	// ReleaseInterval is the release timer's tick: records whose max_delay ran out, and sources
 	// that went idle, are seen to this often. Arrivals release what they make due at once.
 	ReleaseInterval time.Duration `mapstructure:"release_interval"`
 
-	// MaxHeld bounds the records held per merge stream; beyond it the oldest go out early.
+	// MaxHeld bounds the records held per merge group; beyond it the oldest go out early.
 	MaxHeld int `mapstructure:"max_held"`
 
 	// StorageID, if set, is the storage extension that keeps the records held and not yet

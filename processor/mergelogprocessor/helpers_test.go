@@ -95,8 +95,8 @@ func (h *harness) shutdownRefused() {
 	h.shutdown(ctx)
 }
 
-// send hands the processor one batch from one source of the stream service, one record per
-// instant (milliseconds after base), with the body "source@instant".
+// send hands the processor one batch from source of service, one record per instant
+// (milliseconds after base), with the body "source@instant".
 func (h *harness) send(service, source string, instants ...int) {
 	h.t.Helper()
 	require.NoError(h.t, h.proc.ConsumeLogs(context.Background(), batch(service, source, instants...)))
@@ -116,8 +116,8 @@ func batch(service, source string, instants ...int) plog.Logs {
 	return ld
 }
 
-// open starts the stream service with the sources: each sends a record at instant 0 every
-// half idle_timeout until the stream's first max_delay (when only max_delay releases) is
+// open starts the group of service with the sources: each sends a record at instant 0 every
+// half idle_timeout until the group's first max_delay (when only max_delay releases) is
 // over. The test's records come after those.
 func (h *harness) open(service string, sources ...string) {
 	h.t.Helper()
@@ -155,8 +155,8 @@ func (h *harness) held() int {
 	h.p.mu.Lock()
 	defer h.p.mu.Unlock()
 	n := 0
-	for _, s := range h.p.streams {
-		n += s.window.Len()
+	for _, g := range h.p.groups {
+		n += g.window.Len()
 	}
 	return n
 }

@@ -18,12 +18,12 @@ import (
 	"github.com/mergelog/otelcol-mergelog/internal/storageext"
 )
 
-// mergelogProcessor takes records into per-key merge streams in ConsumeLogs, which returns as
+// mergelogProcessor takes records into the groups of their merge keys in ConsumeLogs, which returns as
 // soon as they are held (and stored); releases move what is due into an ordered queue of
 // output batches, and one goroutine (run) delivers that queue to the next consumer in order and
 // ticks the release timer.
 //
-// Locks: mu guards the streams and the queue; it is never held while calling the next
+// Locks: mu guards the groups and the queue; it is never held while calling the next
 // consumer or the storage extension, so ConsumeLogs never waits for either's work on others'
 // records.
 type mergelogProcessor struct {
@@ -38,10 +38,10 @@ type mergelogProcessor struct {
 	// Tests drive both.
 	ticks <-chan time.Time
 
-	mu      sync.Mutex
-	streams map[string]*stream
-	queue   outQueue
-	keyBuf  []byte // scratch for merge keys, under mu
+	mu     sync.Mutex
+	groups map[string]*group
+	queue  outQueue
+	keyBuf []byte // scratch for merge keys, under mu
 
 	store  *batchStore     // nil without storage
 	sender *refusal.Sender // of the goroutine that delivers (run, then shutdown)
@@ -61,9 +61,9 @@ func newMergelogProcessor(set processor.Settings, cfg *Config, next consumer.Log
 	}
 	p := &mergelogProcessor{
 		cfg: cfg, next: next, logger: set.Logger, tel: tel, self: set.ID, now: time.Now,
-		streams: map[string]*stream{},
-		stop:    make(chan struct{}),
-		done:    make(chan struct{}),
+		groups: map[string]*group{},
+		stop:   make(chan struct{}),
+		done:   make(chan struct{}),
 	}
 	p.queue.init()
 	p.sender = p.newSender()
@@ -172,9 +172,9 @@ func (p *mergelogProcessor) take(ld plog.Logs, seq uint64) {
 	touched := p.hold(ld, seq, now)
 	var out releaser
 	out.begin(p, now)
-	for _, s := range touched {
-		out.release(s)
-		out.shed(s, p.cfg.MaxHeld)
+	for _, g := range touched {
+		out.release(g)
+		out.shed(g, p.cfg.MaxHeld)
 	}
 	out.end()
 	p.mu.Unlock()
@@ -182,18 +182,18 @@ func (p *mergelogProcessor) take(ld plog.Logs, seq uint64) {
 }
 
 // tick is the release timer's work: sources that went idle stop holding the others back,
-// records whose max_delay ran out go out, and streams left empty are forgotten.
+// records whose max_delay ran out go out, and groups left empty are forgotten.
 func (p *mergelogProcessor) tick() {
 	p.mu.Lock()
 	now := p.now().UnixNano()
 	var out releaser
 	out.begin(p, now)
-	for key, s := range p.streams {
-		p.tel.sourcesIdle(s.retireIdle(now, p.cfg.IdleTimeout.Nanoseconds()))
-		s.endDiscovery(now)
-		out.release(s)
-		if s.empty() {
-			delete(p.streams, key)
+	for key, g := range p.groups {
+		p.tel.sourcesIdle(g.retireIdle(now, p.cfg.IdleTimeout.Nanoseconds()))
+		g.endDiscovery(now)
+		out.release(g)
+		if g.empty() {
+			delete(p.groups, key)
 		}
 	}
 	out.end()
@@ -236,8 +236,8 @@ func (p *mergelogProcessor) shutdown(ctx context.Context) error {
 	p.mu.Lock()
 	var out releaser
 	out.begin(p, p.now().UnixNano())
-	for _, s := range p.streams {
-		out.flush(s)
+	for _, g := range p.groups {
+		out.flush(g)
 	}
 	out.end()
 	p.mu.Unlock()

@@ -37,9 +37,9 @@ func TestOrderAcrossSources(t *testing.T) {
 	assert.Zero(t, h.sum("records_late"))
 }
 
-// During a new stream's first max_delay only max_delay releases: sources not heard from yet
+// During a new group's first max_delay only max_delay releases: sources not heard from yet
 // cannot be waited for, and the first one heard must not make all the others late.
-func TestNewStreamWaitsForItsSources(t *testing.T) {
+func TestNewGroupWaitsForItsSources(t *testing.T) {
 	h := startHarness(t, testConfig(), &testkit.LogsSink{}, nil)
 	h.send("web", "node-a", 10, 30)
 	h.clock.advance(500 * time.Millisecond)
@@ -66,7 +66,7 @@ func TestDisorderWithinSource(t *testing.T) {
 	assert.Equal(t, bodies("node-a@10 node-b@20 node-a@30 node-b@40"), h.delivered())
 }
 
-// Streams of different merge keys do not wait for each other.
+// Groups of different merge keys do not wait for each other.
 func TestMergeKeysIndependent(t *testing.T) {
 	h := startHarness(t, testConfig(), &testkit.LogsSink{}, nil)
 	h.open("web", "node-a", "node-b")
@@ -156,7 +156,7 @@ func TestMaxHeld(t *testing.T) {
 	assert.Equal(t, bodies("node-a@10 node-a@20 node-a@30 node-a@40 node-a@50"), h.delivered())
 }
 
-// What a stream keeps is bounded by max_held however long a source is held back: the window,
+// What a group keeps is bounded by max_held however long a source is held back: the window,
 // and the scopes the held records came in, whose slots are emptied (the batch let go) once
 // their last record went.
 func TestMemoryBoundedByMaxHeld(t *testing.T) {
@@ -164,18 +164,18 @@ func TestMemoryBoundedByMaxHeld(t *testing.T) {
 	cfg.MaxHeld = 50
 	h := startHarness(t, cfg, &testkit.LogsSink{}, nil)
 	h.open("web", "node-a", "node-b")
-	require.Len(t, h.p.streams, 1)
-	var s *stream
-	for _, st := range h.p.streams {
-		s = st
+	require.Len(t, h.p.groups, 1)
+	var g *group
+	for _, gr := range h.p.groups {
+		g = gr
 	}
 	for i := range 500 { // node-b stays behind: everything goes early
 		h.send("web", "node-a", 10*i+1, 10*i+2, 10*i+3, 10*i+4, 10*i+5, 10*i+6, 10*i+7)
 		h.p.mu.Lock()
-		held, slots, free := s.window.Len(), len(s.origins), s.freeOrigins
+		held, slots, free := g.window.Len(), len(g.origins), g.freeOrigins
 		emptied := true
 		for _, slot := range free {
-			emptied = emptied && s.origins[slot] == origin{}
+			emptied = emptied && g.origins[slot] == origin{}
 		}
 		h.p.mu.Unlock()
 		require.LessOrEqual(t, held, cfg.MaxHeld)
@@ -220,7 +220,7 @@ func TestConsumeDoesNotWaitForRelease(t *testing.T) {
 	go func() {
 		defer close(done)
 		for i := range 50 {
-			h.send("web", "node-a", 1000+i) // held: the stream is new, then node-b is behind
+			h.send("web", "node-a", 1000+i) // held: the group is new, then node-b is behind
 			h.send("web", "node-b", i)
 		}
 	}()

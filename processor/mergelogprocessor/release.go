@@ -11,7 +11,7 @@ type releaser struct {
 	p      *mergelogProcessor
 	now    int64
 	cur    *outBatch
-	s      *stream // whose window is emitting
+	g      *group // whose window is emitting
 	emitFn func(ref recordRef, heldFor int64) bool
 
 	released, early int
@@ -24,49 +24,49 @@ func (r *releaser) begin(p *mergelogProcessor, now int64) {
 	r.emitFn = r.emit
 }
 
-// release lets go what is due in s: what every active source's watermark passed, what waited
+// release lets go what is due in g: what every active source's watermark passed, what waited
 // max_delay, and late records.
-func (r *releaser) release(s *stream) {
-	r.s = s
-	s.window.Release(r.now, r.emitFn)
-	r.countLate(s)
+func (r *releaser) release(g *group) {
+	r.g = g
+	g.window.Release(r.now, r.emitFn)
+	r.countLate(g)
 }
 
-// shed lets the oldest records of s go, in order, until it holds at most maxHeld.
-func (r *releaser) shed(s *stream, maxHeld int) {
-	excess := s.window.Len() - maxHeld
+// shed lets the oldest records of g go, in order, until it holds at most maxHeld.
+func (r *releaser) shed(g *group, maxHeld int) {
+	excess := g.window.Len() - maxHeld
 	if excess <= 0 {
 		return
 	}
-	r.s = s
+	r.g = g
 	r.early += excess
-	s.window.Flush(r.now, func(ref recordRef, heldFor int64) bool {
+	g.window.Flush(r.now, func(ref recordRef, heldFor int64) bool {
 		r.emit(ref, heldFor)
 		excess--
 		return excess > 0
 	})
-	r.countLate(s)
+	r.countLate(g)
 }
 
-// flush lets everything in s go, in order (at shutdown).
-func (r *releaser) flush(s *stream) {
-	r.s = s
-	s.window.Flush(r.now, r.emitFn)
-	r.countLate(s)
+// flush lets everything in g go, in order (at shutdown).
+func (r *releaser) flush(g *group) {
+	r.g = g
+	g.window.Flush(r.now, r.emitFn)
+	r.countLate(g)
 }
 
-// countLate adds what the window of s counted late since it was last looked at.
-func (r *releaser) countLate(s *stream) {
-	r.late += s.window.Late() - s.lateSeen
-	s.lateSeen = s.window.Late()
+// countLate adds what the window of g counted late since it was last looked at.
+func (r *releaser) countLate(g *group) {
+	r.late += g.window.Late() - g.lateSeen
+	g.lateSeen = g.window.Late()
 }
 
 func (r *releaser) emit(ref recordRef, heldFor int64) bool {
 	if r.cur == nil {
 		r.cur = newOutBatch()
 	}
-	r.s.origins[ref.origin].held--
-	r.cur.add(r.s, ref)
+	r.g.origins[ref.origin].held--
+	r.cur.add(r.g, ref)
 	r.released++
 	r.longest = max(r.longest, heldFor)
 	if r.cur.records >= outputBatchRecords {

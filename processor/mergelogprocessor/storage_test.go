@@ -89,7 +89,7 @@ func TestStoredUntilAccepted(t *testing.T) {
 }
 
 // A backlog in storage larger than max_held is replayed at the next consumer's pace (start
-// waits for space as ConsumeLogs does, the stream sheds beyond max_held), and everything comes
+// waits for space as ConsumeLogs does, the group sheds beyond max_held), and everything comes
 // out, in order.
 func TestReplayLargerThanMaxHeld(t *testing.T) {
 	mem := testkit.NewMemStorage()

@@ -10,17 +10,17 @@ import (
 	"github.com/mergelog/otelcol-mergelog/internal/mergewindow"
 )
 
-// stream is one merge key's records: a merge window with one input per source. The window
+// group is the records of one merge key: a merge window with one input per source. The window
 // holds references to the records (recordRef), which hold no pointer: its heaps move small
 // values, and the GC need not look at them, whatever a record is.
-type stream struct {
+type group struct {
 	window      *mergewindow.Window[recordRef]
 	sources     map[string]*source
 	origins     []origin
 	freeOrigins []uint32 // slots of origins to reuse
 	lateSeen    int64    // window.Late() already counted
 	// discovery holds every record back by max_delay, whatever the watermarks, during the
-	// stream's first max_delay (until discoveryEnds), when sources that have not sent yet
+	// group's first max_delay (until discoveryEnds), when sources that have not sent yet
 	// cannot be waited for: it is an input that never shows an entry. Without it, the first
 	// source heard after a gateway (re)start or a rebalance would be released at once and the
 	// others' records would all be late. nil once over.
@@ -28,7 +28,7 @@ type stream struct {
 	discoveryEnds int64
 }
 
-// source is one sender of a stream (a node's agent), with its watermark in the window.
+// source is one sender of a group (a node's agent), with its watermark in the window.
 type source struct {
 	input       *mergewindow.Input[recordRef]
 	lastArrival int64 // on the processor's clock
@@ -49,43 +49,43 @@ type origin struct {
 // recordRef is a held record: record rec of origins[origin].
 type recordRef struct{ origin, rec uint32 }
 
-func newStream(maxDelay time.Duration, now int64) *stream {
-	s := &stream{window: mergewindow.New[recordRef](maxDelay), sources: map[string]*source{}}
-	s.discovery, s.discoveryEnds = s.window.AddInput(), now+maxDelay.Nanoseconds()
-	return s
+func newGroup(maxDelay time.Duration, now int64) *group {
+	g := &group{window: mergewindow.New[recordRef](maxDelay), sources: map[string]*source{}}
+	g.discovery, g.discoveryEnds = g.window.AddInput(), now+maxDelay.Nanoseconds()
+	return g
 }
 
-// endDiscovery lets the watermarks release once the stream's first max_delay is over.
-func (s *stream) endDiscovery(now int64) {
-	if s.discovery != nil && now >= s.discoveryEnds {
-		s.window.Finish(s.discovery)
-		s.discovery = nil
+// endDiscovery lets the watermarks release once the group's first max_delay is over.
+func (g *group) endDiscovery(now int64) {
+	if g.discovery != nil && now >= g.discoveryEnds {
+		g.window.Finish(g.discovery)
+		g.discovery = nil
 	}
 }
 
-// hold pushes every record of ld into the stream of its merge key and returns the streams it
+// hold pushes every record of ld into the group of its merge key and returns the groups it
 // touched. Called with p.mu held.
-func (p *mergelogProcessor) hold(ld plog.Logs, seq uint64, now int64) []*stream {
-	var touched []*stream
+func (p *mergelogProcessor) hold(ld plog.Logs, seq uint64, now int64) []*group {
+	var touched []*group
 	n := 0
 	for _, rl := range ld.ResourceLogs().All() {
 		attrs := rl.Resource().Attributes()
-		s := p.streamOf(attrs, now)
-		if !slices.Contains(touched, s) {
-			touched = append(touched, s)
+		g := p.groupOf(attrs, now)
+		if !slices.Contains(touched, g) {
+			touched = append(touched, g)
 		}
-		src := s.sourceOf(sourceName(attrs, p.cfg.SourceAttributes))
+		src := g.sourceOf(sourceName(attrs, p.cfg.SourceAttributes))
 		src.lastArrival = now
 		for _, sl := range rl.ScopeLogs().All() {
 			recs := sl.LogRecords()
 			if recs.Len() == 0 {
 				continue
 			}
-			o := s.addOrigin(origin{rl: rl, sl: sl, recs: recs, seq: seq, held: recs.Len()})
-			s.window.Reserve(src.input, recs.Len())
+			o := g.addOrigin(origin{rl: rl, sl: sl, recs: recs, seq: seq, held: recs.Len()})
+			g.window.Reserve(src.input, recs.Len())
 			for i, lr := range recs.All() {
 				at, timed := instantOf(lr)
-				s.window.Push(src.input, mergewindow.Entry[recordRef]{
+				g.window.Push(src.input, mergewindow.Entry[recordRef]{
 					Value: recordRef{o, uint32(i)}, At: at, Timed: timed, Arrived: now,
 				})
 			}
@@ -108,15 +108,15 @@ func instantOf(lr plog.LogRecord) (at int64, timed bool) {
 	return 0, false
 }
 
-// streamOf returns the stream of the merge key the resource attributes give, creating it.
-func (p *mergelogProcessor) streamOf(attrs pcommon.Map, now int64) *stream {
+// groupOf returns the group of the merge key the resource attributes give, creating it.
+func (p *mergelogProcessor) groupOf(attrs pcommon.Map, now int64) *group {
 	p.keyBuf = appendMergeKey(p.keyBuf[:0], attrs, p.cfg.MergeKey)
-	if s, ok := p.streams[string(p.keyBuf)]; ok { // the lookup does not allocate
-		return s
+	if g, ok := p.groups[string(p.keyBuf)]; ok { // the lookup does not allocate
+		return g
 	}
-	s := newStream(p.cfg.MaxDelay, now)
-	p.streams[string(p.keyBuf)] = s
-	return s
+	g := newGroup(p.cfg.MaxDelay, now)
+	p.groups[string(p.keyBuf)] = g
+	return g
 }
 
 // appendMergeKey appends the values of the merge key's attributes, each marked present or
@@ -145,48 +145,48 @@ func sourceName(attrs pcommon.Map, names []string) string {
 	return ""
 }
 
-func (s *stream) sourceOf(name string) *source {
-	if src, ok := s.sources[name]; ok {
+func (g *group) sourceOf(name string) *source {
+	if src, ok := g.sources[name]; ok {
 		return src
 	}
-	src := &source{input: s.window.AddInput()}
-	s.sources[name] = src
+	src := &source{input: g.window.AddInput()}
+	g.sources[name] = src
 	return src
 }
 
 // retireIdle lets go of the sources that sent nothing for idle nanoseconds: they no longer hold
 // the others back, and one that comes back is a new input. It returns how many went.
-func (s *stream) retireIdle(now, idle int64) int {
+func (g *group) retireIdle(now, idle int64) int {
 	n := 0
-	for name, src := range s.sources {
+	for name, src := range g.sources {
 		if now-src.lastArrival >= idle {
-			s.window.Finish(src.input)
-			delete(s.sources, name)
+			g.window.Finish(src.input)
+			delete(g.sources, name)
 			n++
 		}
 	}
 	return n
 }
 
-// empty says the stream holds nothing and has no source left: it can be forgotten.
-func (s *stream) empty() bool {
-	return len(s.sources) == 0 && s.window.Len() == 0 && s.discovery == nil
+// empty says the group holds nothing and has no source left: it can be forgotten.
+func (g *group) empty() bool {
+	return len(g.sources) == 0 && g.window.Len() == 0 && g.discovery == nil
 }
 
-func (s *stream) addOrigin(o origin) uint32 {
-	if n := len(s.freeOrigins); n > 0 {
-		i := s.freeOrigins[n-1]
-		s.freeOrigins = s.freeOrigins[:n-1]
-		s.origins[i] = o
+func (g *group) addOrigin(o origin) uint32 {
+	if n := len(g.freeOrigins); n > 0 {
+		i := g.freeOrigins[n-1]
+		g.freeOrigins = g.freeOrigins[:n-1]
+		g.origins[i] = o
 		return i
 	}
-	s.origins = append(s.origins, o)
-	return uint32(len(s.origins) - 1)
+	g.origins = append(g.origins, o)
+	return uint32(len(g.origins) - 1)
 }
 
 // free empties the slot of an origin none of whose records is held any more, dropping its
 // references, so that the batch it came in can be freed once its records went on.
-func (s *stream) free(slot uint32) {
-	s.origins[slot] = origin{}
-	s.freeOrigins = append(s.freeOrigins, slot)
+func (g *group) free(slot uint32) {
+	g.origins[slot] = origin{}
+	g.freeOrigins = append(g.freeOrigins, slot)
 }
