@@ -1,67 +1,41 @@
 package logsgzipprocessor
 
 import (
-	"path/filepath"
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
-	"go.opentelemetry.io/collector/confmap/confmaptest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/processor/processortest"
 
+	"github.com/mergelog/otelcol-mergelog/internal/testkit/componentkit"
 	"github.com/mergelog/otelcol-mergelog/processor/logsgzipprocessor/internal/metadata"
 )
 
 func TestLoadConfig(t *testing.T) {
-	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
-	require.NoError(t, err)
-
-	tests := []struct {
-		name    string
-		want    *Config
-		wantErr []string // each must appear in the error
-	}{
-		{name: "", want: createDefaultConfig().(*Config)},
-		{name: "custom", want: &Config{
+	componentkit.CheckConfigs(t, metadata.Type, createDefaultConfig, []componentkit.ConfigCase{
+		{Name: "", Want: createDefaultConfig().(*Config)},
+		{Name: "custom", Want: &Config{
 			Level:            6,
 			MinSize:          128,
 			StructuredBodies: StructuredJSON,
 			MarkAttribute:    "log.body.encoding",
 			MaxWorkers:       2,
 		}},
-		{name: "stateless", want: &Config{Level: -3, StructuredBodies: StructuredKeep}},
-		{name: "bad_level", wantErr: []string{"level: must be between -3 and 9 (got 12)"}},
-		{name: "bad_min_size", wantErr: []string{"min_size: must be 0 or more bytes (got -1)"}},
-		{name: "bad_structured", wantErr: []string{`structured_bodies: must be "keep" or "json" (got "xml")`}},
-		{name: "bad_workers", wantErr: []string{"max_workers: must be 0 (GOMAXPROCS) or more (got -4)"}},
-		{name: "two_bad", wantErr: []string{
+		{Name: "stateless", Want: &Config{Level: -3, StructuredBodies: StructuredKeep}},
+		{Name: "bad_level", WantErr: []string{"level: must be between -3 and 9 (got 12)"}},
+		{Name: "bad_min_size", WantErr: []string{"min_size: must be 0 or more bytes (got -1)"}},
+		{Name: "bad_structured", WantErr: []string{`structured_bodies: must be "keep" or "json" (got "xml")`}},
+		{Name: "bad_workers", WantErr: []string{"max_workers: must be 0 (GOMAXPROCS) or more (got -4)"}},
+		{Name: "two_bad", WantErr: []string{
 			"level: must be between -3 and 9 (got -4)",
 			`structured_bodies: must be "keep" or "json" (got "drop")`,
 		}},
-		{name: "unknown_key", wantErr: []string{"compression"}},
-	}
-	for _, tt := range tests {
-		id := component.NewIDWithName(metadata.Type, tt.name)
-		t.Run(id.String(), func(t *testing.T) {
-			cfg := createDefaultConfig()
-			sub, err := cm.Sub(id.String())
-			require.NoError(t, err)
-			err = sub.Unmarshal(&cfg)
-			if err == nil {
-				err = confmap.Validate(cfg)
-			}
-			if tt.wantErr != nil {
-				require.Error(t, err)
-				for _, want := range tt.wantErr {
-					assert.Contains(t, err.Error(), want)
-				}
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, cfg)
-		})
-	}
+		{Name: "unknown_key", WantErr: []string{"compression"}},
+	})
 }
 
 func TestDefaultConfig(t *testing.T) {
@@ -81,4 +55,12 @@ func TestValidateEveryLevel(t *testing.T) {
 		cfg.Level = level
 		assert.NoError(t, cfg.Validate(), "level %d", level)
 	}
+}
+
+// An invalid config is refused when the processor is created.
+func TestCreateRejectsInvalidConfig(t *testing.T) {
+	cfg := createDefaultConfig().(*Config)
+	cfg.Level = 12
+	_, err := NewFactory().CreateLogs(context.Background(), processortest.NewNopSettings(metadata.Type), cfg, consumertest.NewNop())
+	assert.ErrorContains(t, err, "level: must be between -3 and 9 (got 12)")
 }

@@ -18,11 +18,8 @@ const defaultLevel = gzip.BestSpeed
 
 // NewFactory returns a factory for the logsgzip processor.
 func NewFactory() processor.Factory {
-	return processor.NewFactory(
-		metadata.Type,
-		createDefaultConfig,
-		processor.WithLogs(createLogsProcessor, metadata.LogsStability),
-	)
+	return processor.NewFactory(metadata.Type, createDefaultConfig,
+		processor.WithLogs(createLogsProcessor, metadata.LogsStability))
 }
 
 func createDefaultConfig() component.Config {

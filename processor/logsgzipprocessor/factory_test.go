@@ -11,31 +11,11 @@ import (
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
-	"go.opentelemetry.io/collector/pipeline"
 	"go.opentelemetry.io/collector/processor/processortest"
 
+	"github.com/mergelog/otelcol-mergelog/internal/testkit/componentkit"
 	"github.com/mergelog/otelcol-mergelog/processor/logsgzipprocessor/internal/metadata"
 )
-
-func TestFactory(t *testing.T) {
-	f := NewFactory()
-	assert.Equal(t, component.MustNewType("logsgzip"), f.Type())
-	assert.Equal(t, component.StabilityLevelAlpha, f.LogsStability())
-	require.NoError(t, componenttest.CheckConfigStruct(f.CreateDefaultConfig()))
-
-	// Only logs are supported.
-	_, err := f.CreateTraces(context.Background(), processortest.NewNopSettings(metadata.Type), f.CreateDefaultConfig(), consumertest.NewNop())
-	assert.ErrorIs(t, err, pipeline.ErrSignalNotSupported)
-	_, err = f.CreateMetrics(context.Background(), processortest.NewNopSettings(metadata.Type), f.CreateDefaultConfig(), consumertest.NewNop())
-	assert.ErrorIs(t, err, pipeline.ErrSignalNotSupported)
-}
-
-func TestCreateRejectsInvalidConfig(t *testing.T) {
-	cfg := createDefaultConfig().(*Config)
-	cfg.Level = 12
-	_, err := NewFactory().CreateLogs(context.Background(), processortest.NewNopSettings(metadata.Type), cfg, consumertest.NewNop())
-	assert.ErrorContains(t, err, "level: must be between -3 and 9 (got 12)")
-}
 
 func TestLifecycle(t *testing.T) {
 	sink := new(consumertest.LogsSink)
@@ -59,8 +39,6 @@ func TestLifecycle(t *testing.T) {
 	require.NoError(t, p.Shutdown(context.Background()))
 }
 
-func TestShutdownWithoutStart(t *testing.T) {
-	p, err := NewFactory().CreateLogs(context.Background(), processortest.NewNopSettings(metadata.Type), createDefaultConfig(), consumertest.NewNop())
-	require.NoError(t, err)
-	require.NoError(t, p.Shutdown(context.Background()))
+func TestFactory(t *testing.T) {
+	componentkit.CheckLogsProcessorFactory(t, NewFactory(), "logsgzip", component.StabilityLevelAlpha)
 }

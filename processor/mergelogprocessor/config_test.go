@@ -1,32 +1,26 @@
 package mergelogprocessor
 
 import (
-	"path/filepath"
+	"context"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
-	"go.opentelemetry.io/collector/confmap"
-	"go.opentelemetry.io/collector/confmap/confmaptest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/processor/processortest"
 
 	"github.com/mergelog/otelcol-mergelog/internal/refusal"
+	"github.com/mergelog/otelcol-mergelog/internal/testkit/componentkit"
 	"github.com/mergelog/otelcol-mergelog/processor/mergelogprocessor/internal/metadata"
 )
 
 func TestLoadConfig(t *testing.T) {
-	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
-	require.NoError(t, err)
 	storageID := component.MustNewIDWithName("file_storage", "merge")
 
-	tests := []struct {
-		name    string
-		want    *Config
-		wantErr []string // each must appear in the error
-	}{
-		{name: "", want: createDefaultConfig().(*Config)},
-		{name: "custom", want: &Config{
+	componentkit.CheckConfigs(t, metadata.Type, createDefaultConfig, []componentkit.ConfigCase{
+		{Name: "", Want: createDefaultConfig().(*Config)},
+		{Name: "custom", Want: &Config{
 			MergeKey:         []string{"k8s.namespace.name", "app.kubernetes.io/name"},
 			SourceAttributes: []string{"host.name"},
 			MaxDelay:         10 * time.Second,
@@ -37,42 +31,21 @@ func TestLoadConfig(t *testing.T) {
 			OnRefusal: refusal.Policy{Size: refusal.Split, Auth: refusal.Hold, Data: refusal.Drop, Other: refusal.Hold,
 				HoldCodes: []string{"FAILED_PRECONDITION"}},
 		}},
-		{name: "empty_merge_key", wantErr: []string{"merge_key: must name at least one resource attribute"}},
-		{name: "blank_names", wantErr: []string{
+		{Name: "empty_merge_key", WantErr: []string{"merge_key: must name at least one resource attribute"}},
+		{Name: "blank_names", WantErr: []string{
 			"merge_key[1]: must not be empty",
 			`source_attributes[1]: "host.name" is named twice`,
 		}},
-		{name: "bad_durations", wantErr: []string{
+		{Name: "bad_durations", WantErr: []string{
 			"max_delay: must be more than 0 (got 0s)",
 			"idle_timeout: must be more than 0 (got -1s)",
 			"release_interval: must be more than 0 and at most max_delay (0s) (got 0s)",
 		}},
-		{name: "tick_longer_than_delay", wantErr: []string{"release_interval: must be more than 0 and at most max_delay (1s) (got 2s)"}},
-		{name: "bad_max_held", wantErr: []string{"max_held: must be at least 1 (got 0)"}},
-		{name: "unknown_key", wantErr: []string{"window"}},
-		{name: "bad_on_refusal", wantErr: []string{"on_refusal", `size: "wait" is not one of`}},
-	}
-	for _, tt := range tests {
-		id := component.NewIDWithName(metadata.Type, tt.name)
-		t.Run(id.String(), func(t *testing.T) {
-			cfg := createDefaultConfig()
-			sub, err := cm.Sub(id.String())
-			require.NoError(t, err)
-			err = sub.Unmarshal(&cfg)
-			if err == nil {
-				err = confmap.Validate(cfg)
-			}
-			if tt.wantErr != nil {
-				require.Error(t, err)
-				for _, want := range tt.wantErr {
-					assert.Contains(t, err.Error(), want)
-				}
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, cfg)
-		})
-	}
+		{Name: "tick_longer_than_delay", WantErr: []string{"release_interval: must be more than 0 and at most max_delay (1s) (got 2s)"}},
+		{Name: "bad_max_held", WantErr: []string{"max_held: must be at least 1 (got 0)"}},
+		{Name: "unknown_key", WantErr: []string{"window"}},
+		{Name: "bad_on_refusal", WantErr: []string{"on_refusal", `size: "wait" is not one of`}},
+	})
 }
 
 func TestDefaultConfig(t *testing.T) {
@@ -87,4 +60,12 @@ func TestDefaultConfig(t *testing.T) {
 		OnRefusal:        refusal.Policy{Size: refusal.Split, Auth: refusal.Hold, Data: refusal.Split, Other: refusal.SplitThenHold},
 	}, cfg)
 	assert.NoError(t, cfg.Validate())
+}
+
+// An invalid config is refused when the processor is created.
+func TestCreateRejectsInvalidConfig(t *testing.T) {
+	cfg := createDefaultConfig().(*Config)
+	cfg.MergeKey = nil
+	_, err := NewFactory().CreateLogs(context.Background(), processortest.NewNopSettings(metadata.Type), cfg, consumertest.NewNop())
+	assert.ErrorContains(t, err, "merge_key: must name at least one resource attribute")
 }

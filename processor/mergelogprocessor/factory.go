@@ -14,11 +14,8 @@ import (
 
 // NewFactory returns a factory for the mergelog processor.
 func NewFactory() processor.Factory {
-	return processor.NewFactory(
-		metadata.Type,
-		createDefaultConfig,
-		processor.WithLogs(createLogsProcessor, metadata.LogsStability),
-	)
+	return processor.NewFactory(metadata.Type, createDefaultConfig,
+		processor.WithLogs(createLogsProcessor, metadata.LogsStability))
 }
 
 func createDefaultConfig() component.Config {

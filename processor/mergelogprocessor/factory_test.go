@@ -10,32 +10,12 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
-	"go.opentelemetry.io/collector/pipeline"
 	"go.opentelemetry.io/collector/processor/processortest"
 
 	"github.com/mergelog/otelcol-mergelog/internal/testkit"
+	"github.com/mergelog/otelcol-mergelog/internal/testkit/componentkit"
 	"github.com/mergelog/otelcol-mergelog/processor/mergelogprocessor/internal/metadata"
 )
-
-func TestFactory(t *testing.T) {
-	f := NewFactory()
-	assert.Equal(t, component.MustNewType("mergelog"), f.Type())
-	assert.Equal(t, component.StabilityLevelAlpha, f.LogsStability())
-	require.NoError(t, componenttest.CheckConfigStruct(f.CreateDefaultConfig()))
-
-	// Only logs are supported.
-	_, err := f.CreateTraces(context.Background(), processortest.NewNopSettings(metadata.Type), f.CreateDefaultConfig(), consumertest.NewNop())
-	assert.ErrorIs(t, err, pipeline.ErrSignalNotSupported)
-	_, err = f.CreateMetrics(context.Background(), processortest.NewNopSettings(metadata.Type), f.CreateDefaultConfig(), consumertest.NewNop())
-	assert.ErrorIs(t, err, pipeline.ErrSignalNotSupported)
-}
-
-func TestCreateRejectsInvalidConfig(t *testing.T) {
-	cfg := createDefaultConfig().(*Config)
-	cfg.MergeKey = nil
-	_, err := NewFactory().CreateLogs(context.Background(), processortest.NewNopSettings(metadata.Type), cfg, consumertest.NewNop())
-	assert.ErrorContains(t, err, "merge_key: must name at least one resource attribute")
-}
 
 // Through the factory with the real clock and release timer: a record goes out within
 // max_delay and a tick, and shutdown delivers what is held.
@@ -57,12 +37,6 @@ func TestLifecycle(t *testing.T) {
 	require.NoError(t, p.ConsumeLogs(context.Background(), batch("web", "node-a", 30, 40)))
 	require.NoError(t, p.Shutdown(context.Background()))
 	assert.Equal(t, bodies("node-a@10 node-b@20 node-a@30 node-a@40"), sink.Bodies())
-}
-
-func TestShutdownWithoutStart(t *testing.T) {
-	p, err := NewFactory().CreateLogs(context.Background(), processortest.NewNopSettings(metadata.Type), createDefaultConfig(), consumertest.NewNop())
-	require.NoError(t, err)
-	require.NoError(t, p.Shutdown(context.Background()))
 }
 
 func TestStartUnknownStorage(t *testing.T) {
@@ -93,4 +67,8 @@ func TestConsumeAfterShutdownRefused(t *testing.T) {
 	require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
 	require.NoError(t, p.Shutdown(context.Background()))
 	assert.ErrorIs(t, p.ConsumeLogs(context.Background(), batch("web", "node-a", 10)), errStopping)
+}
+
+func TestFactory(t *testing.T) {
+	componentkit.CheckLogsProcessorFactory(t, NewFactory(), "mergelog", component.StabilityLevelAlpha)
 }
