@@ -73,14 +73,15 @@ func strictDecoder() runtime.Decoder {
 		kjson.SerializerOptions{Yaml: true, Strict: true})
 }
 
-// decodeManifest decodes a file that must hold exactly one object.
-func decodeManifest(dec runtime.Decoder, data []byte) (runtime.Object, error) {
+// splitDocuments returns the documents of a YAML stream, without the empty ones (a comment
+// alone, as Helm writes before each object).
+func splitDocuments(data []byte) ([][]byte, error) {
 	r := kyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	var docs [][]byte
 	for {
 		doc, err := r.Read()
 		if errors.Is(err, io.EOF) {
-			break
+			return docs, nil
 		}
 		if err != nil {
 			return nil, err
@@ -88,6 +89,14 @@ func decodeManifest(dec runtime.Decoder, data []byte) (runtime.Object, error) {
 		if j, err := yaml.YAMLToJSON(doc); err != nil || string(j) != "null" {
 			docs = append(docs, doc)
 		}
+	}
+}
+
+// decodeManifest decodes a file that must hold exactly one object.
+func decodeManifest(dec runtime.Decoder, data []byte) (runtime.Object, error) {
+	docs, err := splitDocuments(data)
+	if err != nil {
+		return nil, err
 	}
 	if len(docs) != 1 {
 		return nil, fmt.Errorf("want exactly one YAML document per file, got %d", len(docs))

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 )
@@ -70,21 +71,37 @@ type rendered struct {
 
 func render(t *testing.T, kustomizationDir string) *rendered {
 	t.Helper()
+	var docs [][]byte
+	for _, res := range kustomizeBuild(t, kustomizationDir).Resources() {
+		y, err := res.AsYAML()
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, y)
+	}
+	return decodeRendered(t, docs)
+}
+
+// kustomizeBuild is `kustomize build` of a directory, by kustomize's own library.
+func kustomizeBuild(t *testing.T, kustomizationDir string) resmap.ResMap {
+	t.Helper()
 	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
 	m, err := k.Run(filesys.MakeFsOnDisk(), kustomizationDir)
 	if err != nil {
 		t.Fatalf("kustomize build %s: %v", kustomizationDir, err)
 	}
+	return m
+}
+
+// decodeRendered decodes rendered objects, one per document, strictly.
+func decodeRendered(t *testing.T, docs [][]byte) *rendered {
+	t.Helper()
 	r := &rendered{services: map[string]*corev1.Service{}, configMaps: map[string]*corev1.ConfigMap{}}
 	dec := strictDecoder()
-	for _, res := range m.Resources() {
-		y, err := res.AsYAML()
+	for _, doc := range docs {
+		obj, err := decodeManifest(dec, doc)
 		if err != nil {
-			t.Fatal(err)
-		}
-		obj, err := decodeManifest(dec, y)
-		if err != nil {
-			t.Fatalf("%s %s: %v", res.GetKind(), res.GetName(), err)
+			t.Fatalf("%v\n%s", err, doc)
 		}
 		switch o := obj.(type) {
 		case *appsv1.DaemonSet:
@@ -115,19 +132,26 @@ func (r *rendered) configOf(t *testing.T, pod corev1.PodSpec) (collectorConfig, 
 			continue
 		}
 		var cm *corev1.ConfigMap
+		key := filepath.Base(p)
 		for _, m := range c.VolumeMounts {
 			for _, v := range pod.Volumes {
 				if v.Name == m.Name && m.MountPath == filepath.Dir(p) && v.ConfigMap != nil {
 					cm = r.configMaps[v.ConfigMap.Name]
+					// A volume with items names each file's key (the official chart's relay.yaml is key relay).
+					for _, item := range v.ConfigMap.Items {
+						if item.Path == filepath.Base(p) {
+							key = item.Key
+						}
+					}
 				}
 			}
 		}
 		if cm == nil {
-			t.Fatalf("--config=%s: no generated ConfigMap mounted at %s", p, filepath.Dir(p))
+			t.Fatalf("--config=%s: no rendered ConfigMap mounted at %s", p, filepath.Dir(p))
 		}
-		text, ok := cm.Data[filepath.Base(p)]
+		text, ok := cm.Data[key]
 		if !ok {
-			t.Fatalf("--config=%s: ConfigMap %s has no key %s", p, cm.Name, filepath.Base(p))
+			t.Fatalf("--config=%s: ConfigMap %s has no key %s", p, cm.Name, key)
 		}
 		var one collectorConfig
 		if err := yaml.UnmarshalStrict([]byte(text), &one); err != nil {
@@ -275,16 +299,27 @@ func TestMergeConfigsValidate(t *testing.T) {
 	forEachOverlay(t, validateConfigs)
 }
 
-// validateConfigs runs `validate` on the agent's and the gateway's configs, by the build each
+// validateConfigs runs `validate` on the configs of every workload rendered, by the build each
 // pod's image holds.
 func validateConfigs(t *testing.T, r *rendered) {
-	for _, tc := range []struct {
+	type pod struct {
 		name string
 		pod  corev1.PodSpec
-	}{
-		{"agent", r.daemonSets[0].Spec.Template.Spec},
-		{"gateway", r.statefulSets[0].Spec.Template.Spec},
-	} {
+	}
+	var pods []pod
+	for _, o := range r.daemonSets {
+		pods = append(pods, pod{"DaemonSet " + o.Name, o.Spec.Template.Spec})
+	}
+	for _, o := range r.deployments {
+		pods = append(pods, pod{"Deployment " + o.Name, o.Spec.Template.Spec})
+	}
+	for _, o := range r.statefulSets {
+		pods = append(pods, pod{"StatefulSet " + o.Name, o.Spec.Template.Spec})
+	}
+	if len(pods) == 0 {
+		t.Fatal("no workload rendered")
+	}
+	for _, tc := range pods {
 		t.Run(tc.name, func(t *testing.T) {
 			bin := collectorFor(t, tc.pod.Containers[0].Image)
 			cfg, texts := r.configOf(t, tc.pod)

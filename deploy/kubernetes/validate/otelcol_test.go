@@ -18,6 +18,8 @@ import (
 var fieldValues = map[string]string{
 	"spec.nodeName": "node-1",
 	"status.podIP":  "192.0.2.10",
+	"status.hostIP": "192.0.2.1",
+	"metadata.name": "pod-1",
 }
 
 // podEnv is the container's environment as the kubelet would set it, with placeholders for the

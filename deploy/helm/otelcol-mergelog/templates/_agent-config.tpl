@@ -1,0 +1,153 @@
+{{/*
+The agent's collector configs: config.yaml (deploy/kubernetes/agent-config.yaml), merge.yaml
+(components/merge/agent-merge.yaml) and kafka.yaml (components/kafka/agent-kafka.yaml), with the
+names of this release and the values. Why each setting is what it is: the comments there.
+*/}}
+{{- define "otelcol-mergelog.agentConfig" -}}
+receivers:
+  mergelog:
+    # kubelet's pod logs and their rotations (<restart>.log.<time>, later gzipped).
+    include: [/var/log/pods/*/*/*.log, /var/log/pods/*/*/*.log.*]
+    # The collectors' own pods (a log loop otherwise), then agent.exclude.
+    exclude:
+      - /var/log/pods/${env:K8S_NAMESPACE}_{{ include "otelcol-mergelog.agentName" . }}-*/*/*
+      - /var/log/pods/${env:K8S_NAMESPACE}_{{ include "otelcol-mergelog.gatewayName" . }}-*/*/*
+      {{- with .Values.agent.exclude }}
+      {{- toYaml . | nindent 6 }}
+      {{- end }}
+    start_at: beginning
+    # CRI and Docker lines; the pod's identity from the path.
+    format: container
+    include_file_name: false
+    include_file_path: true
+    storage: file_storage
+    resource:
+      k8s.node.name: ${env:K8S_NODE_NAME}
+    # Straight to the exporter, several batches in flight; checkpointed once the gateway
+    # accepted them: the files on the node are the buffer.
+    batch:
+      max_records: 2000
+      max_bytes: 1MiB
+      max_in_flight: 4
+    max_deleted_bytes: 1GiB
+
+extensions:
+  # Checkpoints on the node (hostPath), kept across restarts and upgrades.
+  file_storage:
+    directory: /var/lib/otelcol
+  health_check:
+    endpoint: ${env:K8S_POD_IP}:13133
+
+processors:
+  memory_limiter:
+    check_interval: 1s
+    limit_mib: {{ .Values.agent.memoryLimiter.limitMiB }}
+    spike_limit_mib: {{ .Values.agent.memoryLimiter.spikeLimitMiB }}
+
+exporters:
+  otlp_grpc:
+    endpoint: {{ include "otelcol-mergelog.gatewayName" . }}:4317
+    tls:
+      insecure: true
+    compression: snappy
+    # No queue, endless retries: the receiver checkpoints what the gateway accepted.
+    sending_queue:
+      enabled: false
+    retry_on_failure:
+      enabled: true
+      max_elapsed_time: 0
+
+service:
+  extensions: [file_storage, health_check]
+  telemetry:
+    metrics:
+      readers:
+        - pull:
+            exporter:
+              prometheus:
+                host: ${env:K8S_POD_IP}
+                port: 8888
+  pipelines:
+    logs:
+      receivers: [mergelog]
+      processors: [memory_limiter]
+      exporters: [otlp_grpc]
+{{- end }}
+
+{{- define "otelcol-mergelog.agentMergeConfig" -}}
+receivers:
+  mergelog:
+    merge:
+      enabled: true
+      window: {{ .Values.merge.agentWindow }}
+
+exporters:
+  # Every record of one merge stream to the same gateway, through the headless Service.
+  load_balancing:
+    routing_key: attributes
+    routing_attributes: {{ toJson .Values.merge.key }}
+    resolver:
+      dns:
+        hostname: {{ include "otelcol-mergelog.gatewayName" . }}-headless
+        port: "4317"
+    protocol:
+      otlp:
+        tls:
+          insecure: true
+        compression: snappy
+        sending_queue:
+          enabled: false
+        retry_on_failure:
+          enabled: false
+    sending_queue:
+      enabled: false
+    retry_on_failure:
+      enabled: true
+      max_elapsed_time: 0
+
+service:
+  pipelines:
+    logs:
+      exporters: [load_balancing]
+{{- end }}
+
+{{- define "otelcol-mergelog.agentKafkaConfig" -}}
+processors:
+  # The resource keeps only the merge key, which keys the partition; the rest travels in a
+  # scope attribute the gateway puts back.
+  transform/kafka_key:
+    error_mode: propagate
+    log_statements:
+      - context: scope
+        statements:
+          - set(scope.attributes["mergelog.resource"], resource.attributes)
+      - context: resource
+        statements:
+          {{- $keys := list }}
+          {{- range .Values.merge.key }}{{ $keys = append $keys (quote .) }}{{ end }}
+          - {{ printf "keep_keys(resource.attributes, [%s])" (join ", " $keys) | quote }}
+
+exporters:
+  kafka:
+    brokers: {{ toJson .Values.kafka.brokers }}
+    logs:
+      topic: {{ .Values.kafka.topic | quote }}
+      encoding: otlp_proto
+    partition_logs_by_resource_attributes: true
+    producer:
+      required_acks: -1
+      compression: snappy
+      max_message_bytes: 8388608
+      allow_auto_topic_creation: false
+    sending_queue:
+      enabled: false
+    retry_on_failure:
+      enabled: true
+      max_elapsed_time: 0
+
+service:
+  pipelines:
+    logs:
+      processors: [memory_limiter, transform/kafka_key]
+      exporters: [kafka]
+{{- end }}

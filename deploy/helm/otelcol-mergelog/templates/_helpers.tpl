@@ -1,0 +1,79 @@
+{{/*
+The prefix of every object's name: the release name unless fullnameOverride is set. At most 40
+characters, so that <fullname>-gateway-headless and the StatefulSet's pod names stay within
+Kubernetes' 63.
+*/}}
+{{- define "otelcol-mergelog.fullname" -}}
+{{- default .Release.Name .Values.fullnameOverride | trunc 40 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "otelcol-mergelog.agentName" -}}
+{{- include "otelcol-mergelog.fullname" . }}-agent
+{{- end }}
+
+{{- define "otelcol-mergelog.gatewayName" -}}
+{{- include "otelcol-mergelog.fullname" . }}-gateway
+{{- end }}
+
+{{/*
+The labels of a tier's objects and pods: ours (as the kustomize base's) and Helm's.
+Called with (list $ "agent") or (list $ "gateway").
+*/}}
+{{- define "otelcol-mergelog.labels" -}}
+{{- $ := index . 0 }}
+{{- $tier := index . 1 -}}
+app.kubernetes.io/name: {{ include "otelcol-mergelog.fullname" $ }}-{{ $tier }}
+app.kubernetes.io/component: {{ $tier }}
+app.kubernetes.io/part-of: otelcol-mergelog
+{{ include "otelcol-mergelog.helmLabels" $ }}
+{{- end }}
+
+{{/* Helm's labels, on every object (alone on the ConfigMaps, which nothing selects). */}}
+{{- define "otelcol-mergelog.helmLabels" -}}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- end }}
+
+{{/* A tier's selector: its name, and the release, so that two releases never select each other's pods. */}}
+{{- define "otelcol-mergelog.selectorLabels" -}}
+{{- $ := index . 0 }}
+{{- $tier := index . 1 -}}
+app.kubernetes.io/name: {{ include "otelcol-mergelog.fullname" $ }}-{{ $tier }}
+app.kubernetes.io/instance: {{ $.Release.Name }}
+{{- end }}
+
+{{/* The image, by digest when one is given, else by tag (default: the chart's appVersion). */}}
+{{- define "otelcol-mergelog.image" -}}
+{{- if .Values.image.digest -}}
+{{ .Values.image.repository }}@{{ .Values.image.digest }}
+{{- else -}}
+{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{- end }}
+{{- end }}
+
+{{/*
+The --config files a tier's collector reads from its ConfigMap, in order (the collector merges
+them: maps key by key, lists replaced). Called with (list $ "agent") or (list $ "gateway").
+*/}}
+{{- define "otelcol-mergelog.configFiles" -}}
+{{- $ := index . 0 }}
+{{- $tier := index . 1 -}}
+{{- $files := list "config.yaml" }}
+{{- if eq $tier "agent" }}
+{{- if $.Values.merge.enabled }}{{ $files = append $files "merge.yaml" }}{{ end }}
+{{- if $.Values.kafka.enabled }}{{ $files = append $files "kafka.yaml" }}{{ end }}
+{{- end }}
+{{- if (index $.Values $tier).extraConfig }}{{ $files = append $files "extra.yaml" }}{{ end }}
+{{- toJson $files }}
+{{- end }}
+
+{{/* The collector container's args: one --config per file of the tier's ConfigMap. */}}
+{{- define "otelcol-mergelog.args" -}}
+{{- $args := list }}
+{{- range include "otelcol-mergelog.configFiles" . | fromJsonArray }}
+{{- $args = append $args (printf "--config=/etc/otelcol/%s" .) }}
+{{- end }}
+{{- toJson $args }}
+{{- end }}

@@ -1,0 +1,439 @@
+package validate
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+// chartDir is our chart, deploy/helm/otelcol-mergelog.
+const chartDir = "../../helm/otelcol-mergelog"
+
+// The release and namespace the chart is rendered as: with these, its objects are named as
+// the kustomize base's.
+const (
+	release   = "otelcol"
+	namespace = "otelcol"
+)
+
+// helmBin is the helm binary `make k8s` builds into _build/tools (HELM_BIN); tests that run
+// helm skip without it.
+func helmBin(t *testing.T) string {
+	t.Helper()
+	bin := os.Getenv("HELM_BIN")
+	if bin == "" {
+		t.Skip("HELM_BIN is not set: run `make k8s` (part of `make test`), which builds helm")
+	}
+	return bin
+}
+
+// runHelm runs helm and returns its standard output, and its error output with the error if
+// it failed.
+func runHelm(t *testing.T, args ...string) ([]byte, string, error) {
+	t.Helper()
+	cmd := exec.Command(helmBin(t), args...)
+	// No repositories, plugins or cache of the user's: only the chart on disk.
+	home := t.TempDir()
+	cmd.Env = append(os.Environ(), "HELM_CONFIG_HOME="+home, "HELM_CACHE_HOME="+home, "HELM_DATA_HOME="+home)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	return stdout.Bytes(), stderr.String(), err
+}
+
+// helmTemplate is `helm template` of a chart as release in namespace, with more arguments
+// (--set, -f); a failure fails the test.
+func helmTemplate(t *testing.T, chart string, args ...string) [][]byte {
+	t.Helper()
+	out, stderr, err := runHelm(t, slices.Concat([]string{"template", release, chart, "--namespace", namespace}, args)...)
+	if err != nil {
+		t.Fatalf("helm template %s %v: %v\n%s", chart, args, err, stderr)
+	}
+	docs, err := splitDocuments(out)
+	if err != nil {
+		t.Fatalf("helm template %s %v: %v", chart, args, err)
+	}
+	return docs
+}
+
+// renderChart renders our chart with the values arguments and decodes every object strictly.
+func renderChart(t *testing.T, args ...string) *rendered {
+	t.Helper()
+	return decodeRendered(t, helmTemplate(t, chartDir, args...))
+}
+
+// sets turns "key=value" pairs into helm's --set arguments.
+func sets(pairs ...string) []string {
+	var args []string
+	for _, p := range pairs {
+		args = append(args, "--set", p)
+	}
+	return args
+}
+
+// chartVariants are the chart's values that render the kustomize base and components (by
+// name, the overlay's components and the --set arguments).
+var chartVariants = []struct {
+	name       string
+	components []string
+	set        []string
+}{
+	{"base", nil, nil},
+	{"merge", []string{mergeComponent}, []string{"merge.enabled=true"}},
+	{"merge+kafka", []string{mergeComponent, kafkaComponent}, []string{"merge.enabled=true", "kafka.enabled=true"}},
+}
+
+// The chart, with its defaults (merge.enabled, kafka.enabled), renders the objects of the
+// kustomize base (with components/merge, components/kafka), field by field; collector configs
+// are compared as YAML values, not text. What Helm adds by convention is left out of the
+// comparison: its labels (helm.sh/chart, app.kubernetes.io/managed-by, instance, version,
+// also in selectors) and the pods' checksum/config annotation, as is what kustomize adds: the
+// content hash in ConfigMap names. The base's Namespace is not the chart's: helm installs
+// into a namespace it is given (--create-namespace).
+func TestChartRendersTheKustomizeObjects(t *testing.T) {
+	helmBin(t)
+	for _, v := range chartVariants {
+		t.Run(v.name, func(t *testing.T) {
+			want := kustomizeObjects(t, v.components...)
+			delete(want, "Namespace/"+namespace)
+			got := map[string]map[string]any{}
+			for _, doc := range helmTemplate(t, chartDir, sets(v.set...)...) {
+				var obj map[string]any
+				if err := yaml.Unmarshal(doc, &obj); err != nil {
+					t.Fatal(err)
+				}
+				got[objectKey(obj)] = normalized(t, obj, nil)
+			}
+			for _, key := range sortedKeys(want, got) {
+				w, inKustomize := want[key]
+				g, inChart := got[key]
+				switch {
+				case !inChart:
+					t.Errorf("%s: in the kustomize build, not rendered by the chart", key)
+				case !inKustomize:
+					t.Errorf("%s: rendered by the chart, not in the kustomize build", key)
+				default:
+					for _, d := range valueDiff("", w, g) {
+						t.Errorf("%s: %s", key, d)
+					}
+				}
+			}
+		})
+	}
+}
+
+// kustomizeObjects builds the base with the components and returns its objects as plain
+// values by kind/name, normalized, ConfigMaps by their generator's name (without the hash).
+func kustomizeObjects(t *testing.T, components ...string) map[string]map[string]any {
+	t.Helper()
+	resources := kustomizeBuild(t, overlay(t, components...)).Resources()
+	generators := load(t).ConfigMapGenerator
+	hashed := map[string]string{} // ConfigMap name with hash → generator's name
+	for _, res := range resources {
+		for _, g := range generators {
+			if hash, ok := strings.CutPrefix(res.GetName(), g.Name+"-"); ok && res.GetKind() == "ConfigMap" && len(hash) == 10 {
+				hashed[res.GetName()] = g.Name
+			}
+		}
+	}
+	objs := map[string]map[string]any{}
+	for _, res := range resources {
+		y, err := res.AsYAML()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var obj map[string]any
+		if err := yaml.Unmarshal(y, &obj); err != nil {
+			t.Fatal(err)
+		}
+		obj = normalized(t, obj, hashed)
+		objs[objectKey(obj)] = obj
+	}
+	return objs
+}
+
+func objectKey(obj map[string]any) string {
+	return fmt.Sprintf("%v/%v", obj["kind"], collectorConfig(obj).str("metadata", "name"))
+}
+
+// helmLabels are the labels Helm charts set by convention, which kustomize's objects lack.
+var helmLabels = []string{"helm.sh/chart", "app.kubernetes.io/managed-by", "app.kubernetes.io/instance", "app.kubernetes.io/version"}
+
+// normalized is obj without Helm's labels and checksum annotations, with ConfigMap names
+// renamed (configMaps: from, to), and a ConfigMap's data as YAML values.
+func normalized(t *testing.T, obj map[string]any, configMaps map[string]string) map[string]any {
+	t.Helper()
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		case map[string]any:
+			for k, child := range v {
+				m, isMap := child.(map[string]any)
+				switch {
+				case isMap && (k == "labels" || k == "matchLabels" || k == "selector"):
+					for _, l := range helmLabels {
+						delete(m, l)
+					}
+				case isMap && k == "annotations":
+					delete(m, "checksum/config")
+				case isMap && k == "configMap" && configMaps[fmt.Sprint(m["name"])] != "":
+					m["name"] = configMaps[fmt.Sprint(m["name"])]
+				}
+				walk(child)
+				if isMap && len(m) == 0 && (k == "labels" || k == "annotations") {
+					delete(v, k)
+				}
+			}
+		}
+	}
+	walk(obj)
+	if obj["kind"] == "ConfigMap" {
+		meta := obj["metadata"].(map[string]any)
+		if to := configMaps[fmt.Sprint(meta["name"])]; to != "" {
+			meta["name"] = to
+		}
+		data, _ := obj["data"].(map[string]any)
+		for key, text := range data {
+			var parsed any
+			if err := yaml.UnmarshalStrict([]byte(fmt.Sprint(text)), &parsed); err != nil {
+				t.Fatalf("ConfigMap %s key %s: %v", meta["name"], key, err)
+			}
+			data[key] = parsed
+		}
+	}
+	return obj
+}
+
+// valueDiff lists where two plain values (maps, lists, scalars) differ, by path.
+func valueDiff(path string, want, got any) []string {
+	wm, wIsMap := want.(map[string]any)
+	gm, gIsMap := got.(map[string]any)
+	if wIsMap && gIsMap {
+		var diffs []string
+		for _, k := range sortedKeys(wm, gm) {
+			w, inWant := wm[k]
+			g, inGot := gm[k]
+			switch {
+			case !inGot:
+				diffs = append(diffs, fmt.Sprintf("%s.%s: missing in the chart's (kustomize: %v)", path, k, w))
+			case !inWant:
+				diffs = append(diffs, fmt.Sprintf("%s.%s: only in the chart's (%v)", path, k, g))
+			default:
+				diffs = append(diffs, valueDiff(path+"."+k, w, g)...)
+			}
+		}
+		return diffs
+	}
+	wl, wIsList := want.([]any)
+	gl, gIsList := got.([]any)
+	if wIsList && gIsList && len(wl) == len(gl) {
+		var diffs []string
+		for i := range wl {
+			diffs = append(diffs, valueDiff(fmt.Sprintf("%s[%d]", path, i), wl[i], gl[i])...)
+		}
+		return diffs
+	}
+	if !reflect.DeepEqual(want, got) {
+		return []string{fmt.Sprintf("%s: kustomize %v, chart %v", path, want, got)}
+	}
+	return nil
+}
+
+func sortedKeys[V any](maps ...map[string]V) []string {
+	var keys []string
+	for _, m := range maps {
+		for k := range m {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// `helm lint --strict` passes on the chart with its defaults and with each option on.
+func TestChartLint(t *testing.T) {
+	helmBin(t)
+	for _, v := range chartVariants {
+		t.Run(v.name, func(t *testing.T) {
+			out, stderr, err := runHelm(t, slices.Concat([]string{"lint", "--strict", chartDir}, sets(v.set...))...)
+			if err != nil {
+				t.Errorf("helm lint --strict: %v\n%s%s", err, out, stderr)
+			}
+		})
+	}
+}
+
+// Every collector config the chart renders passes `otelcol-mergelog validate`: with its
+// defaults, with merge and Kafka, and with the values a user sets (testdata/chart-user.yaml:
+// a backend in place of the placeholder, more excluded pods, a config merged over the
+// agent's), alone and with merge.
+func TestChartConfigsValidate(t *testing.T) {
+	helmBin(t)
+	variants := map[string][]string{
+		"user values":       {"-f", "testdata/chart-user.yaml"},
+		"user values+merge": {"-f", "testdata/chart-user.yaml", "--set", "merge.enabled=true"},
+	}
+	for _, v := range chartVariants {
+		variants[v.name] = sets(v.set...)
+	}
+	for _, name := range sortedKeys(variants) {
+		t.Run(name, func(t *testing.T) { validateConfigs(t, renderChart(t, variants[name]...)) })
+	}
+}
+
+// A user's values reach the configs: the backend replaces the placeholder (Helm drops a key set
+// to null), the merging gateway keeps the order with it, and the agent reads the extra config
+// last and skips the extra globs.
+func TestChartUserValues(t *testing.T) {
+	helmBin(t)
+	r := renderChart(t, "-f", "testdata/chart-user.yaml", "--set", "merge.enabled=true")
+	checkGatewayStatefulSet(t, r)
+	checkGatewayPipeline(t, r)
+	gw, _ := r.configOf(t, r.statefulSets[0].Spec.Template.Spec)
+	if got := gw.list("service", "pipelines", "logs", "exporters"); !slices.Equal(got, []string{"otlp_grpc/backend"}) {
+		t.Errorf("the gateway's logs exporters %v, want [otlp_grpc/backend] (debug set to null)", got)
+	}
+	if gw.get("exporters", "debug") != nil {
+		t.Error("exporters.debug is still in the gateway's config: null should drop it")
+	}
+	agentPod := r.daemonSets[0].Spec.Template.Spec
+	agent, texts := r.configOf(t, agentPod)
+	if args := agentPod.Containers[0].Args; len(args) == 0 || args[len(args)-1] != "--config=/etc/otelcol/extra.yaml" {
+		t.Errorf("agent args %v: want agent.extraConfig read last", args)
+	}
+	if len(texts) != 3 {
+		t.Errorf("the agent reads %d configs, want config.yaml, merge.yaml, extra.yaml", len(texts))
+	}
+	if got := agent.str("exporters", "load_balancing", "protocol", "otlp", "compression"); got != "zstd" {
+		t.Errorf("load_balancing compression %q, want extraConfig's zstd over merge.yaml's snappy", got)
+	}
+	if exclude := agent.list("receivers", "mergelog", "exclude"); !slices.Contains(exclude, "/var/log/pods/kube-system_*/*/*") || len(exclude) != 3 {
+		t.Errorf("exclude %v: want the collectors' own pods and agent.exclude", exclude)
+	}
+}
+
+// The image is the chart's appVersion by default, a tag, or a digest (which wins over a tag),
+// for both tiers.
+func TestChartImage(t *testing.T) {
+	helmBin(t)
+	const repo = "ghcr.io/mergelog/otelcol-mergelog"
+	digest := "sha256:" + strings.Repeat("0123456789abcdef", 4)
+	chart, err := os.ReadFile(chartDir + "/Chart.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		AppVersion string `json:"appVersion"`
+	}
+	if err := yaml.Unmarshal(chart, &meta); err != nil || meta.AppVersion == "" {
+		t.Fatalf("Chart.yaml appVersion: %q, %v", meta.AppVersion, err)
+	}
+	for _, tc := range []struct {
+		set  []string
+		want string
+	}{
+		{nil, repo + ":" + meta.AppVersion},
+		{[]string{"image.tag=0.2.0"}, repo + ":0.2.0"},
+		{[]string{"image.tag=0.2.0", "image.digest=" + digest}, repo + "@" + digest},
+		{[]string{"image.repository=registry.example.com/otelcol-mergelog", "image.digest=" + digest}, "registry.example.com/otelcol-mergelog@" + digest},
+	} {
+		t.Run(strings.Join(tc.set, ","), func(t *testing.T) {
+			r := renderChart(t, sets(tc.set...)...)
+			for _, c := range []string{r.daemonSets[0].Spec.Template.Spec.Containers[0].Image, r.deployments[0].Spec.Template.Spec.Containers[0].Image} {
+				if c != tc.want {
+					t.Errorf("image %s, want %s", c, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// values.schema.json turns away values that would render a broken deployment, with a message
+// that names the value.
+func TestChartSchemaRejects(t *testing.T) {
+	helmBin(t)
+	for _, tc := range []struct {
+		set     []string
+		mention string
+	}{
+		{[]string{"kafka.enabled=true"}, "merge"},
+		{[]string{"image.digest=latest"}, "digest"},
+		{[]string{"gateway.replica=3"}, "replica"},
+		{[]string{"agent.goMemLimit=400MB"}, "goMemLimit"},
+		{[]string{"gateway.exporters=null"}, "exporters"},
+		{[]string{"merge.key=null"}, "key"},
+	} {
+		t.Run(strings.Join(tc.set, ","), func(t *testing.T) {
+			_, stderr, err := runHelm(t, slices.Concat([]string{"template", release, chartDir}, sets(tc.set...))...)
+			if err == nil {
+				t.Fatal("rendered without error")
+			}
+			if !strings.Contains(stderr, tc.mention) {
+				t.Errorf("error does not mention %q:\n%s", tc.mention, stderr)
+			}
+		})
+	}
+}
+
+// Another release name renames every object, and every reference follows: the agents' exporter,
+// the collectors' own pods they skip, the headless Service they resolve, the Kafka group.
+func TestChartReleaseName(t *testing.T) {
+	out, stderr, err := runHelm(t, "template", "logs", chartDir, "--namespace", "obs",
+		"--set", "merge.enabled=true", "--set", "kafka.enabled=true")
+	if err != nil {
+		t.Fatalf("helm template: %v\n%s", err, stderr)
+	}
+	docs, err := splitDocuments(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := decodeRendered(t, docs)
+	for name := range r.services {
+		if !strings.HasPrefix(name, "logs-gateway") {
+			t.Errorf("Service %s: want it named after the release", name)
+		}
+	}
+	sts, ds := r.statefulSets[0], r.daemonSets[0]
+	if sts.Name != "logs-gateway" || ds.Name != "logs-agent" || sts.Spec.ServiceName != "logs-gateway-headless" {
+		t.Errorf("StatefulSet %s (serviceName %s), DaemonSet %s: want logs-gateway (logs-gateway-headless), logs-agent", sts.Name, sts.Spec.ServiceName, ds.Name)
+	}
+	agent, _ := r.configOf(t, ds.Spec.Template.Spec)
+	gw, _ := r.configOf(t, sts.Spec.Template.Spec)
+	exclude := agent.list("receivers", "mergelog", "exclude")
+	for _, own := range []string{"/var/log/pods/${env:K8S_NAMESPACE}_logs-agent-*/*/*", "/var/log/pods/${env:K8S_NAMESPACE}_logs-gateway-*/*/*"} {
+		if !slices.Contains(exclude, own) {
+			t.Errorf("exclude %v: want %s", exclude, own)
+		}
+	}
+	if got := gw.str("receivers", "kafka", "group_id"); got != "logs-gateway" {
+		t.Errorf("group_id %q, want logs-gateway", got)
+	}
+	base := collectorConfig{}
+	if err := yaml.Unmarshal([]byte(r.configMaps["logs-agent"].Data["config.yaml"]), &base); err != nil {
+		t.Fatal(err)
+	}
+	if got := base.str("exporters", "otlp_grpc", "endpoint"); got != "logs-gateway:4317" {
+		t.Errorf("the agent's otlp_grpc endpoint %q, want logs-gateway:4317", got)
+	}
+	merge := collectorConfig{}
+	if err := yaml.Unmarshal([]byte(r.configMaps["logs-agent"].Data["merge.yaml"]), &merge); err != nil {
+		t.Fatal(err)
+	}
+	if got := merge.str("exporters", "load_balancing", "resolver", "dns", "hostname"); got != "logs-gateway-headless" {
+		t.Errorf("load_balancing resolves %q, want logs-gateway-headless", got)
+	}
+}
