@@ -322,26 +322,44 @@ func validateConfigs(t *testing.T, r *rendered) {
 	for _, tc := range pods {
 		t.Run(tc.name, func(t *testing.T) {
 			bin := collectorFor(t, tc.pod.Containers[0].Image)
-			cfg, texts := r.configOf(t, tc.pod)
-			args := []string{"validate"}
-			for i, text := range texts {
-				args = append(args, "--config", writeTemp(t, fmt.Sprintf("config-%d.yaml", i), text))
-			}
-			var override strings.Builder
-			override.WriteString("extensions:\n")
-			for _, id := range cfg.list("service", "extensions") {
-				if componentType(id) == "file_storage" {
-					fmt.Fprintf(&override, "  %s:\n    directory: %q\n    compaction:\n      directory: %q\n", id, t.TempDir(), t.TempDir())
-				}
-			}
-			args = append(args, "--config", writeTemp(t, "storage.yaml", override.String()))
-			cmd := exec.Command(bin, args...)
-			cmd.Env = podEnv(t, tc.pod.Containers[0], "otelcol")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Errorf("%s %v: %v\n%s", bin, args, err, out)
+			_, texts := r.configOf(t, tc.pod)
+			if out, err := runValidate(t, bin, texts, podEnv(t, tc.pod.Containers[0], "otelcol")); err != nil {
+				t.Errorf("%v\n%s", err, out)
 			}
 		})
 	}
+}
+
+// runValidate runs `otelcol-mergelog validate` on collector configs (merged in order, as the
+// collector reads several --config files) with only the environment env, their file_storage
+// directories moved to temporary ones (validate insists they exist).
+func runValidate(t *testing.T, bin string, texts []string, env []string) ([]byte, error) {
+	t.Helper()
+	args := []string{"validate"}
+	merged := collectorConfig{}
+	for i, text := range texts {
+		args = append(args, "--config", writeTemp(t, fmt.Sprintf("config-%d.yaml", i), text))
+		var one collectorConfig
+		if err := yaml.Unmarshal([]byte(text), &one); err != nil {
+			t.Fatalf("config %d: %v", i, err)
+		}
+		merged = merged.merged(one)
+	}
+	var override strings.Builder
+	override.WriteString("extensions:\n")
+	for _, id := range merged.list("service", "extensions") {
+		if componentType(id) == "file_storage" {
+			fmt.Fprintf(&override, "  %s:\n    directory: %q\n    compaction:\n      directory: %q\n", id, t.TempDir(), t.TempDir())
+		}
+	}
+	args = append(args, "--config", writeTemp(t, "storage.yaml", override.String()))
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return out, fmt.Errorf("%s %v: %w", bin, args, err)
+	}
+	return out, nil
 }
 
 func writeTemp(t *testing.T, name, text string) string {
