@@ -13,6 +13,9 @@ OCB       := $(BUILD)/bin/builder
 GOLANGCI_LINT_VER := v2.15.0
 GOLANGCI_LINT     := $(BUILD)/bin/golangci-lint-$(GOLANGCI_LINT_VER)
 GOVULNCHECK_VER   := v1.9.0
+# helm, pinned and built once into _build/tools (`make k8s` renders and lints the charts with it).
+HELM_VER := v3.22.0
+HELM     := $(BUILD)/tools/helm-$(HELM_VER)
 # The four modules: the distribution's, the benchmarks', the Kubernetes manifests' checker, the
 # real-node test's (k8s.io/kubernetes and containerd).
 MODULES   := . bench deploy/kubernetes/validate e2e/node
@@ -36,6 +39,13 @@ $(GOLANGCI_LINT):
 	GOBIN=$(abspath $(BUILD)/tmp-golangci-lint) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VER)
 	mv $(BUILD)/tmp-golangci-lint/golangci-lint $@
 	@rmdir $(BUILD)/tmp-golangci-lint
+
+# Installed under a versioned name, so that changing HELM_VER builds the new one.
+$(HELM):
+	@mkdir -p $(BUILD)/tmp-helm $(dir $@)
+	GOBIN=$(abspath $(BUILD)/tmp-helm) $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VER)
+	mv $(BUILD)/tmp-helm/helm $@
+	@rmdir $(BUILD)/tmp-helm
 
 $(COLLECTOR): $(OCB) $(SOURCES) builder-config.yaml
 	$(OCB) --config builder-config.yaml
@@ -75,9 +85,13 @@ validate: $(COLLECTOR)
 	done
 
 # The Kubernetes manifests (deploy/kubernetes): strict decoding, cross-checks, and `validate` on
-# every collector config they carry. A module of its own, so k8s.io stays out of go.mod.
-k8s: $(COLLECTOR) $(AGENT)
+# every collector config they carry, by the build its image holds; our chart (deploy/helm)
+# linted and rendered by helm, and compared with the kustomize build; the official chart's values
+# and the Operator resource against the chart and CRD in ../shared/third_party (skipped where
+# absent). A module of its own, so k8s.io stays out of go.mod.
+k8s: $(COLLECTOR) $(AGENT) $(HELM)
 	cd deploy/kubernetes/validate && OTELCOL_BIN=$(abspath $(COLLECTOR)) OTELCOL_AGENT_BIN=$(abspath $(AGENT)) \
+		HELM_BIN=$(abspath $(HELM)) \
 		$(GO) test -count=1 ./...
 
 # The node agent on a node's own code (e2e/node, a module of its own): containerd v1.7's CRI

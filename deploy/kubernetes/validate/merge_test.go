@@ -346,13 +346,14 @@ func runValidate(t *testing.T, bin string, texts []string, env []string) ([]byte
 		merged = merged.merged(one)
 	}
 	var override strings.Builder
-	override.WriteString("extensions:\n")
 	for _, id := range merged.list("service", "extensions") {
 		if componentType(id) == "file_storage" {
 			fmt.Fprintf(&override, "  %s:\n    directory: %q\n    compaction:\n      directory: %q\n", id, t.TempDir(), t.TempDir())
 		}
 	}
-	args = append(args, "--config", writeTemp(t, "storage.yaml", override.String()))
+	if override.Len() > 0 {
+		args = append(args, "--config", writeTemp(t, "storage.yaml", "extensions:\n"+override.String()))
+	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
 	out, err := cmd.CombinedOutput()
