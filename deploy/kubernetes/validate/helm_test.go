@@ -104,14 +104,7 @@ func TestChartRendersTheKustomizeObjects(t *testing.T) {
 		t.Run(v.name, func(t *testing.T) {
 			want := kustomizeObjects(t, v.components...)
 			delete(want, "Namespace/"+namespace)
-			got := map[string]map[string]any{}
-			for _, doc := range helmTemplate(t, chartDir, sets(v.set...)...) {
-				var obj map[string]any
-				if err := yaml.Unmarshal(doc, &obj); err != nil {
-					t.Fatal(err)
-				}
-				got[objectKey(obj)] = normalized(t, obj, nil)
-			}
+			got := chartObjects(t, sets(v.set...)...)
 			for _, key := range sortedKeys(want, got) {
 				w, inKustomize := want[key]
 				g, inChart := got[key]
@@ -127,6 +120,46 @@ func TestChartRendersTheKustomizeObjects(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// chartObjects renders our chart with the values arguments and returns its objects as plain
+// values by kind/name, normalized.
+func chartObjects(t *testing.T, args ...string) map[string]map[string]any {
+	t.Helper()
+	objs := map[string]map[string]any{}
+	for _, doc := range helmTemplate(t, chartDir, args...) {
+		var obj map[string]any
+		if err := yaml.Unmarshal(doc, &obj); err != nil {
+			t.Fatal(err)
+		}
+		objs[objectKey(obj)] = normalized(t, obj, nil)
+	}
+	return objs
+}
+
+// With agent.enabled false the chart renders the gateway tier alone (for agents installed with
+// the official chart or the Operator), each object as with the agent.
+func TestChartGatewayAlone(t *testing.T) {
+	helmBin(t)
+	all := chartObjects(t)
+	alone := chartObjects(t, "--set", "agent.enabled=false")
+	for _, key := range sortedKeys(all, alone) {
+		obj, inAll := all[key]
+		kept, inAlone := alone[key]
+		isAgent := strings.HasSuffix(key, "/"+release+"-agent")
+		switch {
+		case !inAll:
+			t.Errorf("%s: rendered only without the agent", key)
+		case isAgent && inAlone:
+			t.Errorf("%s: rendered with agent.enabled false", key)
+		case !isAgent && !inAlone:
+			t.Errorf("%s: missing with agent.enabled false", key)
+		case inAlone:
+			for _, d := range valueDiff("", obj, kept) {
+				t.Errorf("%s: %s", key, d)
+			}
+		}
 	}
 }
 
@@ -216,7 +249,7 @@ func normalized(t *testing.T, obj map[string]any, configMaps map[string]string) 
 	return obj
 }
 
-// valueDiff lists where two plain values (maps, lists, scalars) differ, by path.
+// valueDiff lists where a plain value (maps, lists, scalars) differs from the one wanted, by path.
 func valueDiff(path string, want, got any) []string {
 	wm, wIsMap := want.(map[string]any)
 	gm, gIsMap := got.(map[string]any)
@@ -227,9 +260,9 @@ func valueDiff(path string, want, got any) []string {
 			g, inGot := gm[k]
 			switch {
 			case !inGot:
-				diffs = append(diffs, fmt.Sprintf("%s.%s: missing in the chart's (kustomize: %v)", path, k, w))
+				diffs = append(diffs, fmt.Sprintf("%s.%s: missing (want %v)", path, k, w))
 			case !inWant:
-				diffs = append(diffs, fmt.Sprintf("%s.%s: only in the chart's (%v)", path, k, g))
+				diffs = append(diffs, fmt.Sprintf("%s.%s: not wanted (%v)", path, k, g))
 			default:
 				diffs = append(diffs, valueDiff(path+"."+k, w, g)...)
 			}
@@ -246,7 +279,7 @@ func valueDiff(path string, want, got any) []string {
 		return diffs
 	}
 	if !reflect.DeepEqual(want, got) {
-		return []string{fmt.Sprintf("%s: kustomize %v, chart %v", path, want, got)}
+		return []string{fmt.Sprintf("%s: %v, want %v", path, got, want)}
 	}
 	return nil
 }
