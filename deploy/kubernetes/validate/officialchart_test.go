@@ -55,7 +55,6 @@ func TestOfficialChartRunsOurAgent(t *testing.T) {
 	}
 	d := load(t)
 	ours := d.agent(t)
-	want := ours.container(t)
 	pod := r.daemonSets[0].Spec.Template.Spec
 	got := pod.Containers[0]
 
@@ -66,27 +65,9 @@ func TestOfficialChartRunsOurAgent(t *testing.T) {
 	if !slices.Equal(got.Command, []string{"/otelcol-mergelog"}) {
 		t.Errorf("command %v, want [/otelcol-mergelog] (the binary in our image)", got.Command)
 	}
-	for _, tc := range []struct {
-		what      string
-		want, got any
-	}{
-		{"image", want.Image, got.Image},
-		{"container securityContext", want.SecurityContext, got.SecurityContext},
-		{"pod securityContext", ours.pod.Spec.SecurityContext, pod.SecurityContext},
-		{"resources", want.Resources, got.Resources},
-		{"tolerations", ours.pod.Spec.Tolerations, pod.Tolerations},
-		{"automountServiceAccountToken", ours.pod.Spec.AutomountServiceAccountToken, pod.AutomountServiceAccountToken},
-		{"host path volumes", hostPathVolumes(ours.pod.Spec), hostPathVolumes(pod)},
-	} {
-		if !equality.Semantic.DeepEqual(tc.want, tc.got) {
-			t.Errorf("%s: %+v, want ours: %+v", tc.what, tc.got, tc.want)
-		}
-	}
-	for _, e := range want.Env {
-		i := slices.IndexFunc(got.Env, func(g corev1.EnvVar) bool { return g.Name == e.Name })
-		if i < 0 || !equality.Semantic.DeepEqual(e, got.Env[i]) {
-			t.Errorf("env %s: want it as ours, %+v", e.Name, e)
-		}
+	checkRunsLikeOurAgent(t, ours, pod)
+	if !equality.Semantic.DeepEqual(ours.pod.Spec.AutomountServiceAccountToken, pod.AutomountServiceAccountToken) {
+		t.Errorf("automountServiceAccountToken %v, want ours: %v", pod.AutomountServiceAccountToken, ours.pod.Spec.AutomountServiceAccountToken)
 	}
 	for _, p := range got.Ports {
 		if p.HostPort != 0 {
@@ -102,6 +83,35 @@ func TestOfficialChartRunsOurAgent(t *testing.T) {
 
 	if out, stderr, err := runHelm(t, "lint", "--strict", thirdParty(t, "opentelemetry-collector-chart"), "-f", officialValues); err != nil {
 		t.Errorf("helm lint --strict: %v\n%s%s", err, out, stderr)
+	}
+}
+
+// checkRunsLikeOurAgent checks that a pod another installer makes runs the kustomize agent's
+// container: its image, security contexts, resources, tolerations, host paths mounted the same
+// way, and every variable of its environment.
+func checkRunsLikeOurAgent(t *testing.T, ours workload, pod corev1.PodSpec) {
+	t.Helper()
+	want, got := ours.container(t), pod.Containers[0]
+	for _, tc := range []struct {
+		what      string
+		want, got any
+	}{
+		{"image", want.Image, got.Image},
+		{"container securityContext", want.SecurityContext, got.SecurityContext},
+		{"pod securityContext", ours.pod.Spec.SecurityContext, pod.SecurityContext},
+		{"resources", want.Resources, got.Resources},
+		{"tolerations", ours.pod.Spec.Tolerations, pod.Tolerations},
+		{"host path volumes", hostPathVolumes(ours.pod.Spec), hostPathVolumes(pod)},
+	} {
+		if !equality.Semantic.DeepEqual(tc.want, tc.got) {
+			t.Errorf("%s: %+v, want ours: %+v", tc.what, tc.got, tc.want)
+		}
+	}
+	for _, e := range want.Env {
+		i := slices.IndexFunc(got.Env, func(g corev1.EnvVar) bool { return g.Name == e.Name })
+		if i < 0 || !equality.Semantic.DeepEqual(e, got.Env[i]) {
+			t.Errorf("env %s: want it as ours, %+v", e.Name, e)
+		}
 	}
 }
 

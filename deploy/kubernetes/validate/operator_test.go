@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
@@ -205,7 +204,6 @@ func TestOperatorCollectorRunsOurAgent(t *testing.T) {
 	}
 	d := load(t)
 	ours := d.agent(t)
-	want := ours.container(t)
 	pod := operatorPod(t, cr)
 	got := pod.Containers[0]
 	cfg, ok := collectorConfig(cr).get("spec", "config").(map[string]any)
@@ -215,22 +213,7 @@ func TestOperatorCollectorRunsOurAgent(t *testing.T) {
 	for _, diff := range valueDiff("", map[string]any(parseConfig(t, d.configFile(t, ours))), cfg) {
 		t.Errorf("spec.config: %s", diff)
 	}
-	for _, tc := range []struct {
-		what      string
-		want, got any
-	}{
-		{"image", want.Image, got.Image},
-		{"env", want.Env, got.Env},
-		{"securityContext", want.SecurityContext, got.SecurityContext},
-		{"podSecurityContext", ours.pod.Spec.SecurityContext, pod.SecurityContext},
-		{"resources", want.Resources, got.Resources},
-		{"tolerations", ours.pod.Spec.Tolerations, pod.Tolerations},
-		{"host path volumes", hostPathVolumes(ours.pod.Spec), hostPathVolumes(pod)},
-	} {
-		if !equality.Semantic.DeepEqual(tc.want, tc.got) {
-			t.Errorf("%s: %+v, want ours: %+v", tc.what, tc.got, tc.want)
-		}
-	}
+	checkRunsLikeOurAgent(t, ours, pod)
 
 	bin := collectorFor(t, got.Image)
 	text, err := yaml.Marshal(cfg)
