@@ -359,12 +359,13 @@ func TestChartUserValues(t *testing.T) {
 	}
 }
 
-// The image is the chart's appVersion by default, a tag, or a digest (which wins over a tag),
-// for both tiers.
+// Each image is the chart's appVersion by default, a tag, or a digest (which wins over a tag):
+// the agents run the agent's build, or with merge.enabled the full distribution, as the
+// gateways do.
 func TestChartImage(t *testing.T) {
 	helmBin(t)
-	const repo = "ghcr.io/mergelog/otelcol-mergelog"
-	digest := "sha256:" + strings.Repeat("0123456789abcdef", 4)
+	const full, agent = "ghcr.io/mergelog/otelcol-mergelog", "ghcr.io/mergelog/otelcol-mergelog-agent"
+	d1, d2 := "sha256:"+strings.Repeat("0123456789abcdef", 4), "sha256:"+strings.Repeat("fedcba9876543210", 4)
 	chart, err := os.ReadFile(chartDir + "/Chart.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -376,20 +377,29 @@ func TestChartImage(t *testing.T) {
 		t.Fatalf("Chart.yaml appVersion: %q, %v", meta.AppVersion, err)
 	}
 	for _, tc := range []struct {
-		set  []string
-		want string
+		set                []string
+		wantAgent, wantGW string
 	}{
-		{nil, repo + ":" + meta.AppVersion},
-		{[]string{"image.tag=0.2.0"}, repo + ":0.2.0"},
-		{[]string{"image.tag=0.2.0", "image.digest=" + digest}, repo + "@" + digest},
-		{[]string{"image.repository=registry.example.com/otelcol-mergelog", "image.digest=" + digest}, "registry.example.com/otelcol-mergelog@" + digest},
+		{nil, agent + ":" + meta.AppVersion, full + ":" + meta.AppVersion},
+		{[]string{"image.tag=0.2.0", "agent.image.tag=0.3.0"}, agent + ":0.3.0", full + ":0.2.0"},
+		{[]string{"image.tag=0.2.0", "image.digest=" + d1, "agent.image.digest=" + d2}, agent + "@" + d2, full + "@" + d1},
+		{[]string{"image.repository=registry.example.com/otelcol-mergelog", "image.digest=" + d1, "agent.image.digest=" + d2, "merge.enabled=true"},
+			"registry.example.com/otelcol-mergelog@" + d1, "registry.example.com/otelcol-mergelog@" + d1},
 	} {
 		t.Run(strings.Join(tc.set, ","), func(t *testing.T) {
 			r := renderChart(t, sets(tc.set...)...)
-			for _, c := range []string{r.daemonSets[0].Spec.Template.Spec.Containers[0].Image, r.deployments[0].Spec.Template.Spec.Containers[0].Image} {
-				if c != tc.want {
-					t.Errorf("image %s, want %s", c, tc.want)
-				}
+			if got := r.daemonSets[0].Spec.Template.Spec.Containers[0].Image; got != tc.wantAgent {
+				t.Errorf("the agent's image %s, want %s", got, tc.wantAgent)
+			}
+			var images []string
+			for _, g := range r.deployments {
+				images = append(images, g.Spec.Template.Spec.Containers[0].Image)
+			}
+			for _, g := range r.statefulSets {
+				images = append(images, g.Spec.Template.Spec.Containers[0].Image)
+			}
+			if !slices.Equal(images, []string{tc.wantGW}) {
+				t.Errorf("the gateway's image %v, want %s", images, tc.wantGW)
 			}
 		})
 	}

@@ -62,8 +62,8 @@ func TestOfficialChartRunsOurAgent(t *testing.T) {
 	for _, diff := range valueDiff("", map[string]any(parseConfig(t, d.configFile(t, ours))), map[string]any(cfg)) {
 		t.Errorf("config: %s", diff)
 	}
-	if !slices.Equal(got.Command, []string{"/otelcol-mergelog"}) {
-		t.Errorf("command %v, want [/otelcol-mergelog] (the binary in our image)", got.Command)
+	if want := dockerEntrypoint(t, "agent"); !slices.Equal(got.Command, want) {
+		t.Errorf("command %v, want the agent image's entrypoint %v (the Dockerfile)", got.Command, want)
 	}
 	checkRunsLikeOurAgent(t, ours, pod)
 	if !equality.Semantic.DeepEqual(ours.pod.Spec.AutomountServiceAccountToken, pod.AutomountServiceAccountToken) {
@@ -84,6 +84,31 @@ func TestOfficialChartRunsOurAgent(t *testing.T) {
 	if out, stderr, err := runHelm(t, "lint", "--strict", thirdParty(t, "opentelemetry-collector-chart"), "-f", officialValues); err != nil {
 		t.Errorf("helm lint --strict: %v\n%s%s", err, out, stderr)
 	}
+}
+
+// dockerEntrypoint is the ENTRYPOINT of a stage of the project's Dockerfile (FROM … AS stage).
+func dockerEntrypoint(t *testing.T, stage string) []string {
+	t.Helper()
+	data, err := os.ReadFile("../../../Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := false
+	for line := range strings.Lines(string(data)) {
+		fields := strings.Fields(line)
+		switch {
+		case len(fields) > 0 && fields[0] == "FROM":
+			in = len(fields) == 4 && strings.EqualFold(fields[2], "AS") && fields[3] == stage
+		case in && len(fields) > 0 && fields[0] == "ENTRYPOINT":
+			var entrypoint []string
+			if err := yaml.Unmarshal([]byte(strings.TrimPrefix(strings.TrimSpace(line), "ENTRYPOINT")), &entrypoint); err != nil {
+				t.Fatalf("Dockerfile: %s: want the exec form, %v", strings.TrimSpace(line), err)
+			}
+			return entrypoint
+		}
+	}
+	t.Fatalf("Dockerfile: no ENTRYPOINT in a stage %s", stage)
+	return nil
 }
 
 // checkRunsLikeOurAgent checks that a pod another installer makes runs the kustomize agent's

@@ -59,7 +59,7 @@ spec:
       type: RuntimeDefault
   containers:
     - name: otelcol
-      image: {{ include "otelcol-mergelog.image" . }}
+      image: {{ include "otelcol-mergelog.image" (list $ "gateway") }}
       imagePullPolicy: {{ .Values.image.pullPolicy }}
       args: {{ include "otelcol-mergelog.args" (list $ "gateway") }}
       env:

@@ -44,12 +44,18 @@ app.kubernetes.io/name: {{ include "otelcol-mergelog.fullname" $ }}-{{ $tier }}
 app.kubernetes.io/instance: {{ $.Release.Name }}
 {{- end }}
 
-{{/* The image, by digest when one is given, else by tag (default: the chart's appVersion). */}}
+{{/*
+An image, by digest when one is given, else by tag (default: the chart's appVersion). Called
+with (list $ "gateway") or (list $ "agent"): the agents run the agent's build unless they merge.
+*/}}
 {{- define "otelcol-mergelog.image" -}}
-{{- if .Values.image.digest -}}
-{{ .Values.image.repository }}@{{ .Values.image.digest }}
+{{- $ := index . 0 }}
+{{- $image := $.Values.image }}
+{{- if and (eq (index . 1) "agent") (not $.Values.merge.enabled) }}{{ $image = $.Values.agent.image }}{{ end }}
+{{- if $image.digest -}}
+{{ $image.repository }}@{{ $image.digest }}
 {{- else -}}
-{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{ $image.repository }}:{{ $image.tag | default $.Chart.AppVersion }}
 {{- end }}
 {{- end }}
 
