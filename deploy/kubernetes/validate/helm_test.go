@@ -318,7 +318,7 @@ func TestChartConfigsValidate(t *testing.T) {
 	helmBin(t)
 	variants := map[string][]string{
 		"user values":       {"-f", "testdata/chart-user.yaml"},
-		"user values+merge": {"-f", "testdata/chart-user.yaml", "--set", "merge.enabled=true"},
+		"user values+merge": slices.Concat([]string{"-f", "testdata/chart-user.yaml"}, mergingUserValues),
 	}
 	for _, v := range chartVariants {
 		variants[v.name] = sets(v.set...)
@@ -328,12 +328,16 @@ func TestChartConfigsValidate(t *testing.T) {
 	}
 }
 
+// mergingUserValues are testdata/chart-user.yaml's additions for merging agents: the
+// load_balancing exporter they use instead (in the full image only) set in agent.extraConfig.
+var mergingUserValues = sets("merge.enabled=true", "agent.extraConfig.exporters.load_balancing.protocol.otlp.compression=zstd")
+
 // A user's values reach the configs: the backend replaces the placeholder (Helm drops a key set
 // to null), the merging gateway keeps the order with it, and the agent reads the extra config
 // last and skips the extra globs.
 func TestChartUserValues(t *testing.T) {
 	helmBin(t)
-	r := renderChart(t, "-f", "testdata/chart-user.yaml", "--set", "merge.enabled=true")
+	r := renderChart(t, slices.Concat([]string{"-f", "testdata/chart-user.yaml"}, mergingUserValues)...)
 	checkGatewayStatefulSet(t, r)
 	checkGatewayPipeline(t, r)
 	gw, _ := r.configOf(t, r.statefulSets[0].Spec.Template.Spec)
