@@ -60,10 +60,11 @@ with (list $ "gateway") or (list $ "agent"): the agents run the agent's build un
 {{- end }}
 
 {{/*
-The --config files a tier's collector reads from its ConfigMap, in order (the collector merges
-them: maps key by key, lists replaced). Called with (list $ "agent") or (list $ "gateway").
+The collector container's args: a --config for each file of the tier's ConfigMap, in order (the
+collector merges them: maps key by key, lists replaced). Called with (list $ "agent") or
+(list $ "gateway").
 */}}
-{{- define "otelcol-mergelog.configFiles" -}}
+{{- define "otelcol-mergelog.args" -}}
 {{- $ := index . 0 }}
 {{- $tier := index . 1 -}}
 {{- $files := list "config.yaml" }}
@@ -72,14 +73,7 @@ them: maps key by key, lists replaced). Called with (list $ "agent") or (list $ 
 {{- if $.Values.kafka.enabled }}{{ $files = append $files "kafka.yaml" }}{{ end }}
 {{- end }}
 {{- if (index $.Values $tier).extraConfig }}{{ $files = append $files "extra.yaml" }}{{ end }}
-{{- toJson $files }}
-{{- end }}
-
-{{/* The collector container's args: one --config per file of the tier's ConfigMap. */}}
-{{- define "otelcol-mergelog.args" -}}
 {{- $args := list }}
-{{- range include "otelcol-mergelog.configFiles" . | fromJsonArray }}
-{{- $args = append $args (printf "--config=/etc/otelcol/%s" .) }}
-{{- end }}
+{{- range $files }}{{ $args = append $args (printf "--config=/etc/otelcol/%s" .) }}{{ end }}
 {{- toJson $args }}
 {{- end }}
