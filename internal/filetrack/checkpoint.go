@@ -9,8 +9,8 @@ import (
 	"github.com/mergelog/otelcol-mergelog/internal/filetrack/checkpoint"
 )
 
-// Checkpoint encodes the identities with their committed offsets.
-func (t *Tracker) Checkpoint() []byte {
+// Checkpoint returns the identities with their committed offsets, by ID.
+func (t *Tracker) Checkpoint() []checkpoint.Identity {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	ids := make([]checkpoint.Identity, 0, len(t.files.byID))
@@ -18,16 +18,15 @@ func (t *Tracker) Checkpoint() []byte {
 		ids = append(ids, f.saved())
 	}
 	slices.SortFunc(ids, func(a, b checkpoint.Identity) int { return cmp.Compare(a.ID, b.ID) })
-	return checkpoint.Encode(ids)
+	return ids
 }
 
 // Changes is what changed in the checkpoint since the last call of Changes: each identity
-// created, restored or committed further since, encoded on its own (checkpoint.Encode of one
-// identity), and the identities forgotten since. A caller that keeps one storage key per
-// identity writes only these, so a write is proportional to what changed, not to the files
-// tracked.
+// created, restored or committed further since, and the identities forgotten since. A caller
+// that keeps one storage key per identity writes only these, so a write is proportional to what
+// changed, not to the files tracked.
 type Changes struct {
-	Set  map[uint64][]byte
+	Set  []checkpoint.Identity // by ID
 	Gone []uint64
 }
 
@@ -35,12 +34,13 @@ type Changes struct {
 func (t *Tracker) Changes() Changes {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	c := Changes{Set: make(map[uint64][]byte, len(t.files.changed)), Gone: t.files.gone}
+	c := Changes{Set: make([]checkpoint.Identity, 0, len(t.files.changed)), Gone: t.files.gone}
 	for id := range t.files.changed {
 		if f := t.files.byID[id]; f != nil {
-			c.Set[id] = checkpoint.Encode([]checkpoint.Identity{f.saved()})
+			c.Set = append(c.Set, f.saved())
 		}
 	}
+	slices.SortFunc(c.Set, func(a, b checkpoint.Identity) int { return cmp.Compare(a.ID, b.ID) })
 	clear(t.files.changed)
 	t.files.gone = nil
 	return c
@@ -60,26 +60,22 @@ func (f *File) saved() checkpoint.Identity {
 	}
 }
 
-// Restore loads a Checkpoint from a previous run; it must come before the
-// first Poll. Empty data means no previous state. On error nothing is
+// Restore loads the identities of a checkpoint from a previous run (as checkpoint.Decode
+// returns them); it must come before the first Poll. Files that appeared while the collector was
+// down are then read from their start, even with StartAtBeginning false. On error nothing is
 // loaded.
-func (t *Tracker) Restore(data []byte) error {
+func (t *Tracker) Restore(ids []checkpoint.Identity) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.poll > 0 {
 		return errors.New("filetrack: Restore after Poll")
 	}
-	if len(data) == 0 {
-		return nil
-	}
-	ids, err := checkpoint.Decode(data)
-	if err != nil {
-		return err
-	}
+	seen := make(map[uint64]bool, len(ids))
 	for _, e := range ids {
-		if t.files.byID[e.ID] != nil {
-			return fmt.Errorf("filetrack: checkpoint: identity %d already known", e.ID)
+		if e.ID == 0 || seen[e.ID] || t.files.byID[e.ID] != nil {
+			return fmt.Errorf("filetrack: checkpoint: identity %d is zero, repeated or already known", e.ID)
 		}
+		seen[e.ID] = true
 	}
 	for _, e := range ids {
 		// A smaller fingerprint size than before: the prefix still identifies.

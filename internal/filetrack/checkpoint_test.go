@@ -22,12 +22,14 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	testkit.WriteFile(t, h.path("a.log"), append(header, text(lines("a", 0, 40))...))
 	testkit.WriteFile(t, h.path("b.log.gz"), testkit.Compress(t, testkit.Gzip, text(lines("b", 0, 40))))
 	h.rounds(2)
-	cp := h.tr.Checkpoint()
+	cp := checkpoint.Encode(h.tr.Checkpoint())
 	tr, err := New(Options{Include: []string{h.path("*")}})
 	must(t, err)
 	defer func() { must(t, tr.Close()) }()
-	must(t, tr.Restore(cp))
-	if got := tr.Checkpoint(); !bytes.Equal(got, cp) {
+	ids, err := checkpoint.Decode(cp)
+	must(t, err)
+	must(t, tr.Restore(ids))
+	if got := checkpoint.Encode(tr.Checkpoint()); !bytes.Equal(got, cp) {
 		t.Fatalf("checkpoint changed by a round trip:\n%x\n%x", cp, got)
 	}
 	if len(tr.files.byID) != 2 {
@@ -104,17 +106,20 @@ func TestRotateToCompressedAcrossRestart(t *testing.T) {
 	}
 }
 
+// A checkpoint that Encode cannot have produced does not decode, so there is nothing to restore;
+// identities that would clash with each other or with those known are refused whole.
 func TestRestoreErrors(t *testing.T) {
 	tr, err := New(Options{Include: []string{filepath.Join(t.TempDir(), "*")}})
 	must(t, err)
 	defer func() { must(t, tr.Close()) }()
-	good := checkpoint.Encode([]checkpoint.Identity{{ID: 1, Committed: 5, Kind: decompress.Plain, FP: []byte("x"), Path: "p"}})
-	body := good[: len(good)-4 : len(good)-4]
+	good := []checkpoint.Identity{{ID: 1, Committed: 5, Kind: decompress.Plain, FP: []byte("x"), Path: "p"}}
+	encoded := checkpoint.Encode(good)
+	body := encoded[: len(encoded)-4 : len(encoded)-4]
 	for name, b := range map[string][]byte{
 		"garbage":         []byte("not a checkpoint at all"),
-		"short":           good[:4],
-		"truncated":       good[:len(good)-3],
-		"bad crc":         append(slices.Clone(body), good[len(good)-4]^1, 0, 0, 0),
+		"short":           encoded[:4],
+		"truncated":       encoded[:len(encoded)-3],
+		"bad crc":         append(slices.Clone(body), encoded[len(encoded)-4]^1, 0, 0, 0),
 		"trailing bytes":  withCRC(append(slices.Clone(body), 0)),
 		"unknown version": withCRC([]byte("MLFT\x03\x00")),
 		"zero id":         checkpoint.Encode([]checkpoint.Identity{{ID: 0, Kind: decompress.Plain, FP: []byte("x")}}),
@@ -123,12 +128,21 @@ func TestRestoreErrors(t *testing.T) {
 		"duplicate id": checkpoint.Encode([]checkpoint.Identity{{ID: 1, Kind: decompress.Plain, FP: []byte("x")},
 			{ID: 1, Kind: decompress.Plain, FP: []byte("y")}}),
 	} {
-		err := tr.Restore(b)
+		_, err := checkpoint.Decode(b)
 		if err == nil {
-			t.Errorf("%s: Restore succeeded", name)
+			t.Errorf("%s: decoded", name)
 		}
 		if name == "unknown version" && !strings.Contains(fmt.Sprint(err), "version 3") {
 			t.Errorf("unknown version: %v", err)
+		}
+	}
+	for name, ids := range map[string][]checkpoint.Identity{
+		"zero id": {{ID: 0, Kind: decompress.Plain, FP: []byte("x")}},
+		"duplicate id": {{ID: 1, Kind: decompress.Plain, FP: []byte("x")},
+			{ID: 1, Kind: decompress.Plain, FP: []byte("y")}},
+	} {
+		if err := tr.Restore(ids); err == nil {
+			t.Errorf("%s: Restore succeeded", name)
 		}
 	}
 	if len(tr.files.byID) != 0 {
@@ -136,8 +150,11 @@ func TestRestoreErrors(t *testing.T) {
 	}
 	must(t, tr.Restore(nil))
 	must(t, tr.Restore(good))
-	tr.Poll()
 	if err := tr.Restore(good); err == nil {
+		t.Error("Restore of an identity already known accepted")
+	}
+	tr.Poll()
+	if err := tr.Restore(nil); err == nil {
 		t.Error("Restore after Poll accepted")
 	}
 }
@@ -158,9 +175,9 @@ func FuzzRestore(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tr.Restore(d) == nil {
+			if ids, err := checkpoint.Decode(d); err == nil && tr.Restore(ids) == nil {
 				// What was accepted encodes back to a checkpoint that decodes.
-				if _, err := checkpoint.Decode(tr.Checkpoint()); err != nil {
+				if _, err := checkpoint.Decode(checkpoint.Encode(tr.Checkpoint())); err != nil {
 					t.Fatalf("re-encoded checkpoint does not decode: %v", err)
 				}
 			}
@@ -170,7 +187,7 @@ func FuzzRestore(f *testing.F) {
 }
 
 // Changes names what changed since its last call: identities created or committed further, and
-// those forgotten; each encoded on its own, as the whole checkpoint encodes it.
+// those forgotten; each as the whole checkpoint has it.
 func TestChangesAreWhatMoved(t *testing.T) {
 	h := newHarness(t, Options{StartAtBeginning: true})
 	for _, name := range []string{"a.log", "b.log", "c.log"} {
@@ -181,13 +198,9 @@ func TestChangesAreWhatMoved(t *testing.T) {
 	if len(c.Set) != 3 || len(c.Gone) != 0 {
 		t.Fatalf("after the first reads: %d set, %d gone; want 3, 0", len(c.Set), len(c.Gone))
 	}
-	whole, err := checkpoint.Decode(h.tr.Checkpoint())
-	must(t, err)
-	for _, w := range whole {
-		one, err := checkpoint.Decode(c.Set[w.ID])
-		must(t, err)
-		if len(one) != 1 || one[0].ID != w.ID || one[0].Committed != w.Committed || one[0].Path != w.Path {
-			t.Fatalf("identity %d: encoded alone %+v, in the whole checkpoint %+v", w.ID, one, w)
+	for i, w := range h.tr.Checkpoint() {
+		if one := c.Set[i]; one.ID != w.ID || one.Committed != w.Committed || one.Path != w.Path {
+			t.Fatalf("identity %d: changed %+v, in the whole checkpoint %+v", w.ID, one, w)
 		}
 	}
 	if c := h.tr.Changes(); len(c.Set)+len(c.Gone) != 0 {
@@ -198,15 +211,15 @@ func TestChangesAreWhatMoved(t *testing.T) {
 	h.rounds(1)
 	b := h.ids("b.log")
 	c = h.tr.Changes()
-	if len(c.Set) != 1 || c.Set[b[0]] == nil {
-		t.Fatalf("b grew: changes %v, want b's identity %d alone", keys(c.Set), b[0])
+	if len(c.Set) != 1 || c.Set[0].ID != b[0] {
+		t.Fatalf("b grew: changes %v, want b's identity %d alone", idsOf(c.Set), b[0])
 	}
 
 	must(t, os.Remove(h.path("c.log")))
 	gone := h.ids("c.log")
 	h.rounds(forgetPolls + 2)
 	c = h.tr.Changes()
-	if !slices.Equal(c.Gone, gone) || c.Set[gone[0]] != nil {
+	if !slices.Equal(c.Gone, gone) || slices.Contains(idsOf(c.Set), gone[0]) {
 		t.Fatalf("c removed and forgotten: gone %v, want %v", c.Gone, gone)
 	}
 }
@@ -226,11 +239,10 @@ func TestRestoredIdentitiesAreChanges(t *testing.T) {
 	}
 }
 
-func keys(m map[uint64][]byte) []uint64 {
+func idsOf(set []checkpoint.Identity) []uint64 {
 	var out []uint64
-	for k := range m {
-		out = append(out, k)
+	for _, e := range set {
+		out = append(out, e.ID)
 	}
-	slices.Sort(out)
 	return out
 }

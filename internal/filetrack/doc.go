@@ -8,8 +8,9 @@
 // A Tracker is polled; each Poll returns the Files to read this round. The
 // caller reads each with File.Next until io.EOF, hands the lines on, and
 // calls Tracker.Commit(id, end, records) once they were accepted downstream.
-// Checkpoint encodes the committed offsets only; Restore loads them before
-// the first Poll.
+// Checkpoint returns the committed offsets as checkpoint identities, and
+// Changes what changed of them since its last call; the caller encodes and
+// stores them. Restore loads them again before the first Poll.
 //
 // Concurrency: Poll, Close and the methods of File must not run
 // concurrently with each other, except that different Files may be read by

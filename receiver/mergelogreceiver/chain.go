@@ -120,7 +120,7 @@ func (r *mergelogReceiver) toFastPath(e *entry) {
 		if r.merge == nil {
 			p.rec = plog.NewLogRecord()
 		}
-		r.out.settle(e.s, e.seq)
+		r.checkpoints.settle(e.s, e.seq)
 		return
 	}
 	p.attrs = max(p.attrs, lr.Attributes().Len())
@@ -183,7 +183,7 @@ func (k chainSink) Settle(in chainTicket, withBatch bool) {
 		k.r.out.batch.settleWith(in.s, in.seq)
 		return
 	}
-	k.r.out.settle(in.s, in.seq)
+	k.r.checkpoints.settle(in.s, in.seq)
 }
 
 // Split gives one more output of in a ledger entry of its own, added while in is still its

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mergelog/otelcol-mergelog/internal/filetrack"
 	"github.com/mergelog/otelcol-mergelog/internal/filetrack/checkpoint"
+	"github.com/mergelog/otelcol-mergelog/internal/ledger"
 )
 
 // The checkpoint in the storage extension: one key per identity (its offset, record count,
@@ -27,47 +28,99 @@ const (
 
 func keyOf(id uint64) string { return identityKey + strconv.FormatUint(id, 10) }
 
-// checkpointStore writes the tracker's checkpoint to the storage extension, if one is set.
+// checkpoints moves the files' checkpoints as their entries settle: settle marks an entry done
+// with in its stream's ledger, and commit moves each file touched since up to the first byte it
+// still needs (Tracker.Commit), then stores what the tracker reports changed. Owned by the run
+// goroutine.
+type checkpoints struct {
+	tracker *filetrack.Tracker
+	store   *checkpointStore // nil without storage
+	touched []*tailedFile    // files with entries settled since the last commit
+	unsaved bool             // offsets committed since the last write: only that makes a write
+}
+
+// settle marks one entry of s as done with; commit then moves its file's checkpoint over it.
+func (c *checkpoints) settle(s *stream, seq ledger.Seq) {
+	s.books.Entries.Settle(seq)
+	c.touch(s.f)
+}
+
+// touch has f's checkpoint moved at the next commit, as far as its ledger allows.
+func (c *checkpoints) touch(f *tailedFile) {
+	if !f.touched {
+		f.touched = true
+		c.touched = append(c.touched, f)
+	}
+}
+
+// commit moves each touched file's committed offset up to the first byte still needed and
+// stores the checkpoint. A failed write is tried again at the next commit, at the latest at
+// Shutdown.
+func (c *checkpoints) commit(ctx context.Context) {
+	for i := 0; i < len(c.touched); i++ { // repay may touch more
+		f := c.touched[i]
+		f.touched = false
+		at := f.committable()
+		if c.tracker.Commit(f.id, at.Offset, at.Records) {
+			c.unsaved = true
+		}
+		c.repay(f, at.Offset)
+	}
+	c.touched = c.touched[:0]
+	if c.unsaved && c.store != nil {
+		c.unsaved = !c.store.write(ctx, c.tracker.Changes())
+	}
+}
+
+// repay marks repaid the loans of f's streams whose lines f's checkpoint passed (splitwait.go),
+// and has their lending files committed again.
+func (c *checkpoints) repay(f *tailedFile, committed int64) {
+	for _, s := range f.streams {
+		if l := s.borrowed; l != nil && l.end > 0 && committed >= l.end {
+			l.repaid, s.borrowed = true, nil
+			c.touch(l.from)
+		}
+	}
+}
+
+// checkpointStore owns the checkpoint in the storage extension: its keys and their encoding.
 type checkpointStore struct {
-	client  storage.Client // nil without storage
+	client  storage.Client
 	logger  *zap.Logger
 	stored  map[uint64]bool // identities that have a key
 	legacy  bool            // legacyKey is still there
 	reindex bool            // the index could not be decoded: the next write replaces it
-	unsaved bool            // offsets committed since the last write: only that makes a write
 	// What the tracker reported changed and is not written yet (a failed write is tried again
-	// with the next one).
+	// with the next one), encoded.
 	pending map[uint64][]byte
 	gone    map[uint64]bool
 }
 
-// restore gives the tracker the stored checkpoint, if any: the per-identity keys, or the
-// one key of an earlier release. A key that cannot be decoded fails it when onCorrupt is fail;
-// with start_over the key is logged, left out (its files are files never seen) and deleted by
-// the next write, and restore returns how many keys it left out.
-func (s *checkpointStore) restore(ctx context.Context, tracker *filetrack.Tracker, onCorrupt OnCorruptCheckpoint) (discarded int, err error) {
-	s.stored, s.pending, s.gone = map[uint64]bool{}, map[uint64][]byte{}, map[uint64]bool{}
+func newCheckpointStore(client storage.Client, logger *zap.Logger) *checkpointStore {
+	return &checkpointStore{
+		client: client, logger: logger,
+		stored: map[uint64]bool{}, pending: map[uint64][]byte{}, gone: map[uint64]bool{},
+	}
+}
+
+// load hands the stored checkpoint, if any, to restore: the per-identity keys, or the one key
+// of an earlier release. A key that cannot be decoded fails it when onCorrupt is fail; with
+// start_over the key is logged, left out (its files are files never seen) and deleted by the
+// next write, and load returns how many keys it left out.
+func (s *checkpointStore) load(ctx context.Context, onCorrupt OnCorruptCheckpoint, restore func([]checkpoint.Identity) error) (discarded int, err error) {
 	index, err := s.client.Get(ctx, indexKey)
 	if err != nil {
 		return 0, fmt.Errorf("storage: reading the checkpoint: %w", err)
 	}
 	if len(index) == 0 {
-		data, err := s.client.Get(ctx, legacyKey)
-		if err != nil {
-			return 0, fmt.Errorf("storage: reading the checkpoint: %w", err)
-		}
-		if len(data) == 0 {
-			return 0, nil
-		}
-		s.legacy = true // carried over or discarded, it is deleted by the first write
-		return s.discardIf(tracker.Restore(data), onCorrupt, legacyKey, data)
+		return s.loadLegacy(ctx, onCorrupt, restore)
 	}
 	ids, err := checkpoint.DecodeIndex(index)
 	if err != nil {
 		s.reindex = true
 		return s.discardIf(err, onCorrupt, indexKey, index)
 	}
-	var all []checkpoint.Identity
+	all := make([]checkpoint.Identity, 0, len(ids))
 	for _, id := range ids {
 		data, err := s.client.Get(ctx, keyOf(id))
 		if err != nil {
@@ -86,10 +139,27 @@ func (s *checkpointStore) restore(ctx context.Context, tracker *filetrack.Tracke
 		}
 		all = append(all, one[0])
 	}
-	if err := tracker.Restore(checkpoint.Encode(all)); err != nil {
+	if err := restore(all); err != nil {
 		return discarded, fmt.Errorf("storage: restoring the checkpoint: %w", err)
 	}
 	return discarded, nil
+}
+
+// loadLegacy hands the checkpoint of an earlier release, if there is one, to restore.
+func (s *checkpointStore) loadLegacy(ctx context.Context, onCorrupt OnCorruptCheckpoint, restore func([]checkpoint.Identity) error) (discarded int, err error) {
+	data, err := s.client.Get(ctx, legacyKey)
+	if err != nil {
+		return 0, fmt.Errorf("storage: reading the checkpoint: %w", err)
+	}
+	if len(data) == 0 {
+		return 0, nil
+	}
+	s.legacy = true // carried over or discarded, it is deleted by the first write
+	ids, err := checkpoint.Decode(data)
+	if err == nil {
+		err = restore(ids)
+	}
+	return s.discardIf(err, onCorrupt, legacyKey, data)
 }
 
 // discardIf handles a checkpoint key that could not be decoded (err not nil): an error for
@@ -108,40 +178,19 @@ func (s *checkpointStore) discardIf(err error, onCorrupt OnCorruptCheckpoint, ke
 
 var errNotOne = errors.New("not the one identity its key names")
 
-// commit moves each touched file's committed offset up to the first byte still needed and
-// writes the checkpoint. A failed write is tried again at the next commit, at the latest at
-// Shutdown.
-func (d *delivery) commit(ctx context.Context, tracker *filetrack.Tracker) {
-	for i := 0; i < len(d.touched); i++ { // repay may touch more
-		f := d.touched[i]
-		f.touched = false
-		c := f.committable()
-		if tracker.Commit(f.id, c.Offset, c.Records) {
-			d.store.unsaved = true
-		}
-		d.repay(f, c.Offset)
-	}
-	d.touched = d.touched[:0]
-	d.store.write(ctx, tracker)
-}
-
-// write stores, once offsets were committed, what changed since the last write: the identities
-// created or committed further, the deletion of those forgotten, and the index when the set of
-// identities changed.
-func (s *checkpointStore) write(ctx context.Context, tracker *filetrack.Tracker) {
-	if s.client == nil || !s.unsaved {
-		return
-	}
-	changes := tracker.Changes()
-	for id, data := range changes.Set {
-		s.pending[id] = data
+// write stores what changed, with what an earlier write left unwritten: the identities created
+// or committed further, the deletion of those forgotten, and the index when the set of
+// identities changed. It reports whether nothing is left to write.
+func (s *checkpointStore) write(ctx context.Context, changes filetrack.Changes) bool {
+	for _, id := range changes.Set {
+		s.pending[id.ID] = checkpoint.Encode([]checkpoint.Identity{id})
 	}
 	for _, id := range changes.Gone {
 		delete(s.pending, id)
 		s.gone[id] = true
 	}
 	if len(s.pending) == 0 && len(s.gone) == 0 && !s.legacy && !s.reindex {
-		return
+		return true
 	}
 	ops := make([]*storage.Operation, 0, len(s.pending)+len(s.gone)+2)
 	reindex := s.legacy || s.reindex
@@ -164,7 +213,7 @@ func (s *checkpointStore) write(ctx context.Context, tracker *filetrack.Tracker)
 	if err := s.client.Batch(ctx, ops...); err != nil {
 		s.logger.Error("Writing the checkpoint failed; the stored offsets stay behind for now",
 			zap.Error(err))
-		return
+		return false
 	}
 	for id := range s.pending {
 		s.stored[id] = true
@@ -174,7 +223,8 @@ func (s *checkpointStore) write(ctx context.Context, tracker *filetrack.Tracker)
 	}
 	clear(s.pending)
 	clear(s.gone)
-	s.legacy, s.reindex, s.unsaved = false, false, false
+	s.legacy, s.reindex = false, false
+	return true
 }
 
 // indexAfter lists the identities that have a key once the pending write is done, in order.
@@ -195,7 +245,7 @@ func (s *checkpointStore) indexAfter() []uint64 {
 }
 
 func (s *checkpointStore) close(ctx context.Context) {
-	if s.client == nil {
+	if s == nil {
 		return
 	}
 	if err := s.client.Close(ctx); err != nil {

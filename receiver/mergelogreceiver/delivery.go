@@ -9,7 +9,6 @@ import (
 	"go.opentelemetry.io/collector/receiver/receiverhelper"
 	"go.uber.org/zap"
 
-	"github.com/mergelog/otelcol-mergelog/internal/ledger"
 	"github.com/mergelog/otelcol-mergelog/internal/refusal"
 )
 
@@ -17,19 +16,18 @@ import (
 // their files' ledgers once accepted (or dropped under on_refusal); commit then moves the
 // files' checkpoints. Owned by the run goroutine.
 type delivery struct {
-	next      consumer.Logs
-	obsrecv   *receiverhelper.ObsReport
-	logger    *zap.Logger
-	retry     RetryConfig
-	onRefusal refusal.Policy
-	limits    BatchConfig
-	rawBody   bool // encoding nop: bodies are Bytes values
-	numbers   bool // include_file_record_number
-	batch     *batch
-	size      sizer         // the batches': the next record is measured here before it goes into one
-	touched   []*tailedFile // files with entries settled since the last commit
-	store     checkpointStore
-	senders   senders
+	next        consumer.Logs
+	obsrecv     *receiverhelper.ObsReport
+	logger      *zap.Logger
+	retry       RetryConfig
+	onRefusal   refusal.Policy
+	limits      BatchConfig
+	rawBody     bool // encoding nop: bodies are Bytes values
+	numbers     bool // include_file_record_number
+	batch       *batch
+	size        sizer        // the batches': the next record is measured here before it goes into one
+	checkpoints *checkpoints // where accepted records settle
+	senders     senders
 	// parked: the batch is full and every sender is busy. Reading stops and the run goroutine
 	// only polls (holding the files open) until a slot frees: a long outage downstream must not
 	// stop it from opening the files a rotation creates, or it could not read them once they
@@ -77,18 +75,4 @@ func (d *delivery) newSender(tel *receiverTelemetry) *refusal.Sender {
 // with its file and offset). It returns ctx's error if the drain's deadline ends it first.
 func (d *delivery) deliver(s *refusal.Sender, f *flight) error {
 	return s.Deliver(f.ctx, f.logs, f.overLimit, f.b.origins.name)
-}
-
-// settle marks one entry of s as done with; commit then moves its file's checkpoint over it.
-func (d *delivery) settle(s *stream, seq ledger.Seq) {
-	s.books.Entries.Settle(seq)
-	d.touch(s.f)
-}
-
-// touch has f's checkpoint moved at the next commit, as far as its ledger allows.
-func (d *delivery) touch(f *tailedFile) {
-	if !f.touched {
-		f.touched = true
-		d.touched = append(d.touched, f)
-	}
 }

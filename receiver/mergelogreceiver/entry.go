@@ -39,7 +39,7 @@ func (r *mergelogReceiver) emitEntry(s *stream, text []byte, end int64) {
 	text = r.body.shape(text)
 	if len(text) == 0 {
 		// file_log drops empty entries but still numbers them.
-		r.out.settle(s, seq)
+		r.checkpoints.settle(s, seq)
 		return
 	}
 	e := entry{s: s, seq: seq, start: first.Start, record: f.records, body: r.body.body(text), observed: r.read.observed}

@@ -53,7 +53,7 @@ type fileHeader struct {
 // emitted (true); the first other line ends the header, and f's attributes get what it gave.
 func (r *mergelogReceiver) headerLine(f *tailedFile, line []byte) bool {
 	if r.header.Parse(r.ctx, line, f.header.attrs) {
-		r.out.touch(f) // committed once nothing before it is still on its way
+		r.checkpoints.touch(f) // committed once nothing before it is still on its way
 		return true
 	}
 	f.header.open = false

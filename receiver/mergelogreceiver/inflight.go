@@ -138,12 +138,12 @@ func (r *mergelogReceiver) land(f *flight) {
 		return
 	}
 	for _, m := range f.b.marks {
-		d.settle(m.s, m.seq)
+		d.checkpoints.settle(m.s, m.seq)
 	}
 	r.tel.counts.emitted += int64(f.b.len())
 	f.b.reset()
 	d.senders.free = append(d.senders.free, f.b)
-	d.commit(r.ctx, r.read.tracker)
+	d.checkpoints.commit(r.ctx)
 }
 
 // drainSenders, at Shutdown, lets what is in flight land, then sends the batch being built and

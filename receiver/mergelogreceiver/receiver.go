@@ -39,6 +39,8 @@ type mergelogReceiver struct {
 	out    delivery
 	tel    receiverTelemetry
 
+	checkpoints *checkpoints // where settled entries move the files' checkpoints
+
 	ctx      context.Context // the run goroutine's; the drain's at Shutdown
 	stopping bool            // a delivery was interrupted by Shutdown: read and send nothing more
 
@@ -73,7 +75,6 @@ func newReceiver(set receiver.Settings, cfg *Config, next consumer.Logs) (*merge
 		out: delivery{
 			next: next, obsrecv: obsrecv, logger: set.Logger, retry: cfg.RetryOnFailure, onRefusal: cfg.OnRefusal, limits: cfg.Batch,
 			rawBody: cfg.Encoding == EncodingNop, numbers: cfg.IncludeFileRecordNumber,
-			store: checkpointStore{logger: set.Logger},
 		},
 		tel: newTelemetry(builder, set.ID.String()),
 	}, nil
@@ -109,13 +110,15 @@ func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error
 	if err != nil {
 		return err
 	}
+	r.checkpoints = &checkpoints{tracker: tracker}
+	r.out.checkpoints = r.checkpoints
 	if r.cfg.StorageID != nil {
 		client, err := storageext.Client(ctx, host, *r.cfg.StorageID, component.KindReceiver, r.set.ID)
 		if err != nil {
 			return errors.Join(err, tracker.Close())
 		}
-		r.out.store.client = client
-		discarded, err := r.out.store.restore(ctx, tracker, r.cfg.OnCorruptCheckpoint)
+		r.checkpoints.store = newCheckpointStore(client, r.set.Logger)
+		discarded, err := r.checkpoints.store.load(ctx, r.cfg.OnCorruptCheckpoint, tracker.Restore)
 		if err != nil {
 			return errors.Join(err, client.Close(ctx), tracker.Close())
 		}
@@ -203,8 +206,8 @@ func (r *mergelogReceiver) run(ctx context.Context) {
 				due = earliest(due, sendAt)
 			}
 		}
-		if len(r.out.touched) > 0 {
-			r.out.commit(r.ctx, r.read.tracker) // entries settled without a delivery (empty ones)
+		if len(r.checkpoints.touched) > 0 {
+			r.checkpoints.commit(r.ctx) // entries settled without a delivery (empty ones)
 		}
 		r.flushTelemetry()
 		wait := time.Until(earliest(due, r.read.nextPoll))
@@ -250,12 +253,12 @@ func (r *mergelogReceiver) finish(ctx context.Context) {
 	}
 	r.drainSenders()
 	r.out.stopSenders()
-	r.out.commit(ctx, r.read.tracker)
+	r.checkpoints.commit(ctx)
 	r.flushTelemetry()
 	if err := r.read.tracker.Close(); err != nil {
 		r.set.Logger.Warn("Closing the files failed", zap.Error(err))
 	}
-	r.out.store.close(ctx)
+	r.checkpoints.store.close(ctx)
 }
 
 // warnIgnoredRetryKeys says, once at start, what file_log's retry keys do here: nothing, since

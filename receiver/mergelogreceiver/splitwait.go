@@ -95,17 +95,6 @@ type loan struct {
 	repaid bool        // the borrowing file was committed past end
 }
 
-// repay marks repaid the loans of f's streams whose lines f's checkpoint passed, and has their
-// lending files committed again.
-func (d *delivery) repay(f *tailedFile, committed int64) {
-	for _, s := range f.streams {
-		if l := s.borrowed; l != nil && l.end > 0 && committed >= l.end {
-			l.repaid, s.borrowed = true, nil
-			d.touch(l.from)
-		}
-	}
-}
-
 // unreadOnDisk reports whether f's file holds bytes past what was read of it: then the pieces at
 // the end of what was read are not the end of the file, and their rest may be in it (the runtime
 // wrote it there before the rotation; the receiver went to the next file first, for want of a
