@@ -65,7 +65,7 @@ func (r *mergelogReceiver) emitEntry(s *stream, text []byte, end int64) {
 // emitOutput sends an entry ready for its record to the merge window or into the batch.
 func (r *mergelogReceiver) emitOutput(e *entry) {
 	if r.merge == nil {
-		r.add(e)
+		r.out.add(e)
 		return
 	}
 	r.merge.push(e.s.f.input, e)

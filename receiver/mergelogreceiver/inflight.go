@@ -3,10 +3,13 @@ package mergelogreceiver
 import (
 	"context"
 	"sync"
-	"time"
 
+	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/receiver/receiverhelper"
 	"go.uber.org/zap"
+
+	"github.com/mergelog/otelcol-mergelog/internal/refusal"
 )
 
 // flight is one batch on its way downstream: a sender goroutine delivers it and hands it back
@@ -29,6 +32,7 @@ type senders struct {
 	inFlight int
 	queue    chan *flight // to the senders; buffered, so dispatch never blocks
 	landed   chan *flight // back from them
+	waiting  []*flight    // at Shutdown: sealed while every sender was busy, sent in order
 	free     []*batch     // batches not in use
 	wg       sync.WaitGroup
 	// ctx is the deliveries' context. Shutdown does not end it: deliveries under way go on
@@ -38,8 +42,8 @@ type senders struct {
 	cancel context.CancelFunc
 }
 
-func (d *delivery) startSenders(n int, tel *receiverTelemetry) {
-	s := &d.senders
+// start starts n sender goroutines, each with a refusal sender of its own from newSender.
+func (s *senders) start(n int, newSender func() *refusal.Sender) {
 	s.max = n
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.queue = make(chan *flight, n)
@@ -48,114 +52,83 @@ func (d *delivery) startSenders(n int, tel *receiverTelemetry) {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			sender := d.newSender(tel)
+			sender := newSender()
 			for f := range s.queue {
-				f.err = d.deliver(sender, f)
+				// Until each record is accepted, or dropped for a refusal as on_refusal says
+				// (either way it settles: a dropped record is counted and logged with its
+				// file and offset); ctx's error if the drain's deadline ends it first.
+				f.err = sender.Deliver(f.ctx, f.logs, f.overLimit, f.b.origins.name)
 				s.landed <- f
 			}
 		}()
 	}
 }
 
-// stopSenders ends the sender goroutines once nothing is in flight.
-func (d *delivery) stopSenders() {
-	close(d.senders.queue)
-	d.senders.wg.Wait()
-	d.senders.cancel()
+// stop ends the sender goroutines once nothing is in flight.
+func (s *senders) stop() {
+	close(s.queue)
+	s.wg.Wait()
+	s.cancel()
 }
 
-// takeBatch returns an empty batch, reusing one that landed.
-func (d *delivery) takeBatch() *batch {
-	s := &d.senders
+// busy reports whether max batches are in flight.
+func (s *senders) busy() bool { return s.inFlight >= s.max }
+
+// dispatch hands f to a sender, or keeps it until one is free (at Shutdown only: running, a
+// full batch parks instead).
+func (s *senders) dispatch(f *flight) {
+	if s.busy() {
+		s.waiting = append(s.waiting, f)
+		return
+	}
+	s.inFlight++
+	s.queue <- f
+}
+
+// land takes f back: its batch is free again, and its slot goes to the first batch waiting
+// unless nothing more is to be sent.
+func (s *senders) land(f *flight, sendMore bool) {
+	s.inFlight--
+	f.b.reset()
+	s.free = append(s.free, f.b)
+	if !sendMore {
+		clear(s.waiting) // not accepted, so not checkpointed: read again after a restart
+		s.waiting = s.waiting[:0]
+		return
+	}
+	if len(s.waiting) > 0 {
+		next := s.waiting[0]
+		s.waiting = s.waiting[1:]
+		s.dispatch(next)
+	}
+}
+
+// takeBatch returns an empty batch, reusing one that landed; newBatch makes one otherwise.
+func (s *senders) takeBatch(newBatch func() *batch) *batch {
 	if n := len(s.free); n > 0 {
 		b := s.free[n-1]
 		s.free = s.free[:n-1]
 		return b
 	}
-	return newBatch(d.limits.MaxRecords, &d.size)
+	return newBatch()
 }
 
-// send hands the batch to a sender. While max batches are in flight (the backpressure) the
-// batch is parked instead: reading stops, and unpark sends it once a slot frees. At Shutdown
-// (finishing) it waits for a slot.
-func (r *mergelogReceiver) send() {
-	d := &r.out
-	n := d.batch.len()
-	if n == 0 || r.stopping {
-		return
-	}
-	if d.senders.inFlight >= d.senders.max {
-		if !d.finishing {
-			if !d.parked {
-				d.parked, d.parkedAt = true, time.Now()
-			}
-			return
+// newRefusalSender returns the maker of the refusal sender of one sender goroutine: each call
+// goes through the receiver's obsreport, and each refusal is handled as on_refusal says.
+func newRefusalSender(cfg *Config, next consumer.Logs, obsrecv *receiverhelper.ObsReport, tel *receiverTelemetry, logger *zap.Logger) func() *refusal.Sender {
+	policy := cfg.OnRefusal
+	return func() *refusal.Sender {
+		return &refusal.Sender{
+			Policy:  &policy,
+			Backoff: refusal.Backoff{Initial: cfg.RetryOnFailure.InitialInterval, Max: cfg.RetryOnFailure.MaxInterval},
+			Consume: func(ctx context.Context, ld plog.Logs) error {
+				octx := obsrecv.StartLogsOp(ctx)
+				err := next.ConsumeLogs(octx, ld)
+				obsrecv.EndLogsOp(octx, "text", ld.LogRecordCount(), err)
+				return err
+			},
+			Observer: tel,
+			Logger:   logger,
 		}
-		for d.senders.inFlight >= d.senders.max && !r.stopping {
-			select {
-			case f := <-d.senders.landed:
-				r.land(f)
-			case <-r.ctx.Done():
-				r.stopping = true // the drain's deadline
-			}
-		}
-		if r.stopping {
-			return
-		}
-	}
-	logs, overLimit := d.batch.seal(int(d.limits.MaxBytes))
-	f := &flight{b: d.batch, logs: logs, n: n, overLimit: overLimit, ctx: d.senders.ctx}
-	d.batch = d.takeBatch()
-	d.senders.inFlight++
-	d.senders.queue <- f
-}
-
-// unpark sends the parked batch if a slot is free; the merge window's clock did not run
-// while it was parked (a stall downstream is not waiting for the inputs).
-func (r *mergelogReceiver) unpark() {
-	d := &r.out
-	if !d.parked || d.senders.inFlight >= d.senders.max {
-		return
-	}
-	d.parked = false
-	if r.merge != nil {
-		r.merge.paused += time.Since(d.parkedAt)
-	}
-	r.send()
-}
-
-// land takes back a batch a sender is done with: its records accepted or dropped, they settle and the files' checkpoints move; cut off by the drain's deadline, nothing of it
-// settles (it is read again after a restart) and nothing more is sent.
-func (r *mergelogReceiver) land(f *flight) {
-	d := &r.out
-	d.senders.inFlight--
-	if f.err != nil {
-		if !r.stopping {
-			r.set.Logger.Warn("Stopping before the next consumer accepted a batch: it is not checkpointed, and is read again after a restart",
-				zap.Int("records", f.n), zap.Error(f.err))
-		}
-		r.stopping = true
-		return
-	}
-	for _, m := range f.b.marks {
-		d.checkpoints.settle(m.s, m.seq)
-	}
-	r.tel.counts.emitted += int64(f.b.len())
-	f.b.reset()
-	d.senders.free = append(d.senders.free, f.b)
-	d.checkpoints.commit(r.ctx)
-}
-
-// drainSenders, at Shutdown, lets what is in flight land, then sends the batch being built and
-// waits for it, all within the drain's deadline (which ends the deliveries' context). What is
-// not accepted by then is not checkpointed.
-func (r *mergelogReceiver) drainSenders() {
-	d := &r.out
-	for d.senders.inFlight > 0 {
-		r.land(<-d.senders.landed)
-	}
-	r.send()
-	for d.senders.inFlight > 0 {
-		r.land(<-d.senders.landed)
 	}
 }

@@ -91,7 +91,7 @@ func (r *mergelogReceiver) release() (due time.Time, unblocked bool) {
 func (r *mergelogReceiver) emitHeld(slot uint32, heldFor int64) (more bool) {
 	m := r.merge
 	m.longestHold = max(m.longestHold, heldFor)
-	r.add(m.held.at(slot)) // add copies what it keeps, and puts nothing into the slab
+	r.out.add(m.held.at(slot)) // add copies what it keeps, and puts nothing into the slab
 	m.held.release(slot)
 	return !r.out.parked
 }

@@ -104,7 +104,7 @@ func (r *mergelogReceiver) poll(now time.Time) {
 func (r *mergelogReceiver) readRound() (more bool) {
 	rd := &r.read
 	for read := false; rd.cursor < len(rd.order); rd.cursor++ {
-		if r.stopping || r.out.parked {
+		if r.out.stopped || r.out.parked {
 			return false
 		}
 		if read && rd.pollDue() {
@@ -136,7 +136,7 @@ func (r *mergelogReceiver) readFile(f *tailedFile) (more bool) {
 	defer r.boundPartials(f)
 	budget := chunkBytes
 	for budget > 0 || f.midLine() {
-		if r.stopping {
+		if r.out.stopped {
 			return false
 		}
 		if r.read.pollOverdue || r.out.parked {
@@ -207,7 +207,7 @@ func (r *mergelogReceiver) line(f *tailedFile, line []byte, end int64) {
 // one held back (merge, chunk budget) has its next lines still unread.
 func (r *mergelogReceiver) flushIdle(now time.Time) (due time.Time) {
 	rd := &r.read
-	if r.stopping || r.out.parked {
+	if r.out.stopped || r.out.parked {
 		return due
 	}
 	period := r.cfg.ForceFlushPeriod

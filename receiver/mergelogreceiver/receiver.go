@@ -36,14 +36,15 @@ type mergelogReceiver struct {
 	merge  *mergeStage         // nil without merge
 	chain  *chain              // nil without operators run by stanza
 	header *stanzachain.Header // nil without a header section
-	out    delivery
+	out    *delivery
 	tel    receiverTelemetry
 
 	checkpoints *checkpoints // where settled entries move the files' checkpoints
 
-	ctx      context.Context // the run goroutine's; the drain's at Shutdown
-	stopping bool            // a delivery was interrupted by Shutdown: read and send nothing more
+	ctx context.Context // the run goroutine's; the drain's at Shutdown
 
+	next     consumer.Logs
+	obsrecv  *receiverhelper.ObsReport
 	cancel   context.CancelFunc
 	drain    chan context.Context
 	done     chan struct{}
@@ -72,11 +73,7 @@ func newReceiver(set receiver.Settings, cfg *Config, next consumer.Logs) (*merge
 	}
 	return &mergelogReceiver{
 		cfg: cfg, set: set, compiled: c, body: newBodyRules(cfg, c), chain: ch,
-		out: delivery{
-			next: next, obsrecv: obsrecv, logger: set.Logger, retry: cfg.RetryOnFailure, onRefusal: cfg.OnRefusal, limits: cfg.Batch,
-			rawBody: cfg.Encoding == EncodingNop, numbers: cfg.IncludeFileRecordNumber,
-		},
-		tel: newTelemetry(builder, set.ID.String()),
+		next: next, obsrecv: obsrecv, tel: newTelemetry(builder, set.ID.String()),
 	}, nil
 }
 
@@ -111,7 +108,6 @@ func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error
 		return err
 	}
 	r.checkpoints = &checkpoints{tracker: tracker}
-	r.out.checkpoints = r.checkpoints
 	if r.cfg.StorageID != nil {
 		client, err := storageext.Client(ctx, host, *r.cfg.StorageID, component.KindReceiver, r.set.ID)
 		if err != nil {
@@ -126,8 +122,7 @@ func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error
 	}
 	r.read = reading{tracker: tracker, files: map[uint64]*tailedFile{}, resources: newResources(r.compiled.resource),
 		decoder: r.compiled.coding.lineDecoder()}
-	r.out.size = newSizer()
-	r.out.batch = newBatch(r.cfg.Batch.MaxRecords, &r.out.size)
+	r.out = newDelivery(r.cfg, r.checkpoints, &r.tel, r.set.Logger)
 	inFlight := r.cfg.Batch.MaxInFlight
 	if r.cfg.Merge.Enabled {
 		r.merge = newMergeStage(r.cfg.Merge)
@@ -136,7 +131,7 @@ func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error
 	if r.chain.settlesByTime() {
 		inFlight = 1 // entries settled by time ride on a batch after what was emitted before them
 	}
-	r.out.startSenders(inFlight, &r.tel)
+	r.out.senders.start(inFlight, newRefusalSender(r.cfg, r.next, r.obsrecv, &r.tel, r.set.Logger))
 	runCtx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	r.drain = make(chan context.Context, 1)
@@ -168,67 +163,66 @@ func (r *mergelogReceiver) Shutdown(ctx context.Context) error {
 	return nil
 }
 
-// run is the receiver's goroutine: poll, read a round, flush idle files, release merged
-// entries, send due batches; then sleep until the next of those is due. While a full batch is
-// parked (every sender busy) it only polls, until a delivery lands.
+// run is the receiver's goroutine, one select: a delivery landed, the operators emitted
+// entries, the next step is due, or Shutdown asks for the drain. After each, step does what is
+// due and says when to look again.
 func (r *mergelogReceiver) run(ctx context.Context) {
 	defer close(r.done)
 	r.ctx = ctx
 	timer := time.NewTimer(0)
 	defer timer.Stop()
-	for ctx.Err() == nil && !r.stopping {
-		now := time.Now()
-		r.unpark()
-		if r.out.parked {
-			if !now.Before(r.read.nextPoll) {
-				r.poll(now)
-			}
-			r.flushTelemetry()
-			r.sleep(ctx, timer, time.Until(r.read.nextPoll))
-			continue
+	for {
+		select {
+		case dctx := <-r.drain:
+			r.finish(dctx)
+			return
+		case f := <-r.out.senders.landed:
+			r.out.land(ctx, f)
+		case <-r.chain.woken():
+		case <-timer.C:
 		}
-		if r.merge != nil {
-			r.merge.roundClock = r.merge.clock()
+		if !r.out.stopped {
+			timer.Reset(max(r.step(), 0))
 		}
+	}
+}
+
+// step polls, reads a round, runs the operators' turn, flushes idle files, releases merged
+// entries, sends a due batch and commits what settled on its own; it returns how long to wait
+// before the next step. While a full batch is parked (every sender busy) it only polls, until a
+// delivery lands.
+func (r *mergelogReceiver) step() (wait time.Duration) {
+	now := time.Now()
+	if parked := r.out.unpark(); r.merge != nil {
+		r.merge.paused += parked // the merge window's clock did not run: a stall downstream is not waiting for the inputs
+	}
+	if r.out.parked {
 		if !now.Before(r.read.nextPoll) {
 			r.poll(now)
 		}
-		more := r.readRound()
-		r.chainRound(time.Now())
-		due := r.flushIdle(time.Now())
-		releaseDue, unblocked := r.release()
-		due = earliest(due, releaseDue)
-		if b := r.out.batch; b.len() > 0 {
-			sendAt := b.opened.Add(r.cfg.Batch.Timeout)
-			if !time.Now().Before(sendAt) {
-				r.send()
-			} else {
-				due = earliest(due, sendAt)
-			}
-		}
-		if len(r.checkpoints.touched) > 0 {
-			r.checkpoints.commit(r.ctx) // entries settled without a delivery (empty ones)
-		}
 		r.flushTelemetry()
-		wait := time.Until(earliest(due, r.read.nextPoll))
-		if more || unblocked {
-			wait = 0
-		}
-		r.sleep(ctx, timer, wait)
+		return time.Until(r.read.nextPoll)
 	}
-	r.finish(<-r.drain)
-}
-
-// sleep waits up to wait, or until a delivery lands or ctx ends.
-func (r *mergelogReceiver) sleep(ctx context.Context, timer *time.Timer, wait time.Duration) {
-	timer.Reset(max(wait, 0))
-	select {
-	case <-ctx.Done():
-	case <-timer.C:
-	case f := <-r.out.senders.landed:
-		r.land(f)
-	case <-r.chain.woken():
+	if r.merge != nil {
+		r.merge.roundClock = r.merge.clock()
 	}
+	if !now.Before(r.read.nextPoll) {
+		r.poll(now)
+	}
+	more := r.readRound()
+	r.chainRound(time.Now())
+	due := r.flushIdle(time.Now())
+	releaseDue, unblocked := r.release()
+	due = earliest(due, releaseDue)
+	due = earliest(due, r.out.sendIfDue(time.Now()))
+	if len(r.checkpoints.touched) > 0 {
+		r.checkpoints.commit(r.ctx) // entries settled without a delivery (empty ones)
+	}
+	r.flushTelemetry()
+	if more || unblocked {
+		return 0
+	}
+	return time.Until(earliest(due, r.read.nextPoll))
 }
 
 // earliest returns the earlier of two deadlines, where the zero time means none.
@@ -245,14 +239,14 @@ func (r *mergelogReceiver) finish(ctx context.Context) {
 	if err := r.header.Stop(); err != nil {
 		r.set.Logger.Warn("Stopping the header's operators failed", zap.Error(err))
 	}
-	r.ctx, r.stopping = ctx, false
-	r.out.finishing, r.out.parked = true, false // a parked batch goes out with the drain
+	r.ctx = ctx
+	r.out.startDrain()
 	if r.merge != nil {
 		r.merge.window.Flush(r.merge.clock(), r.emitHeld)
 		r.recordHold()
 	}
-	r.drainSenders()
-	r.out.stopSenders()
+	r.out.drain(ctx)
+	r.out.senders.stop()
 	r.checkpoints.commit(ctx)
 	r.flushTelemetry()
 	if err := r.read.tracker.Close(); err != nil {
