@@ -101,7 +101,9 @@ func (r *mergelogReceiver) toChain(e *entry) {
 	in := stanzachain.Input[*tailedFile, chainTicket]{
 		Source: e.s.f, Ticket: chainTicket{s: e.s, seq: e.seq, start: e.start, record: e.record}, Entered: e.observed,
 	}
-	c.stanza.Process(r.ctx, chainSink{r}, r.stanzaEntry(e), in)
+	// Stanza's operators get a context of their own: entries reach them inside a joiner's
+	// callback, and Shutdown stops them with Stop, not by a cancellation.
+	c.stanza.Process(context.Background(), chainSink{r}, r.stanzaEntry(e), in)
 }
 
 // toFastPath builds e's record as the batch would, runs the fast path on it, and sends the

@@ -47,8 +47,8 @@ func (c *checkpoints) settle(s *stream, seq ledger.Seq) {
 
 // touch has f's checkpoint moved at the next commit, as far as its ledger allows.
 func (c *checkpoints) touch(f *tailedFile) {
-	if !f.touched {
-		f.touched = true
+	if !f.on.touched {
+		f.on.touched = true
 		c.touched = append(c.touched, f)
 	}
 }
@@ -59,7 +59,7 @@ func (c *checkpoints) touch(f *tailedFile) {
 func (c *checkpoints) commit(ctx context.Context) {
 	for i := 0; i < len(c.touched); i++ { // repay may touch more
 		f := c.touched[i]
-		f.touched = false
+		f.on.touched = false
 		at := f.committable()
 		if c.tracker.Commit(f.id, at.Offset, at.Records) {
 			c.unsaved = true

@@ -10,29 +10,21 @@ type cutLine struct {
 	partial bool // the runtime's flag for the whole line
 }
 
-// containerLine parses one line of a runtime's log file and hands its content to the stream it
-// was written to, whose reassembler joins split lines; piece is true when the line continues
-// one the reader cut at its maximum.
-func (r *mergelogReceiver) containerLine(f *tailedFile, line []byte, start, end int64, piece bool) {
+// containerLine parses one line of a runtime's log file and returns it with the stream it was
+// written to; piece is true when the line continues one the reader cut at its maximum.
+func (f *tailedFile) containerLine(line []byte, piece bool) (*stream, container.Line) {
 	var l container.Line
 	if piece {
-		l = container.Line{Time: f.cut.at, Stream: f.cut.stream, Partial: f.cut.partial, Log: line}
+		l = container.Line{Time: f.at.cut.at, Stream: f.at.cut.stream, Partial: f.at.cut.partial, Log: line}
 	} else {
 		l = f.parser.Parse(line)
-		f.cut = cutLine{stream: l.Stream, at: l.Time, partial: l.Partial}
+		f.at.cut = cutLine{stream: l.Stream, at: l.Time, partial: l.Partial}
 	}
 	s := f.streams[l.Stream]
 	if s.logtags && !piece && !s.pieces.Pending() {
 		s.logtag = criTag(line, l.Partial)
 	}
-	if l.Stream == container.StreamNone {
-		if !piece || !r.compiled.join.Truncate {
-			s.add(l.Log, start, end, 0)
-		}
-		return
-	}
-	r.continueSplit(s)
-	s.pieces.Add(l.Log, start, end, l.Time, l.Partial || f.piece)
+	return s, l
 }
 
 // The attribute file_log's container operator gives each CRI entry: the runtime's tag.

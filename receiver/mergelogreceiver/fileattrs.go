@@ -10,9 +10,14 @@ import (
 	"go.uber.org/zap"
 )
 
-// The attribute names of file_log (stanza's fileconsumer/attrs) for what the file system says
-// of a file and where a record is in it.
+// The attribute names of file_log (stanza's fileconsumer/attrs): a file's names and paths, what
+// the file system says of it, and where a record is in it.
 const (
+	attrFileName           = "log.file.name"
+	attrFilePath           = "log.file.path"
+	attrFileNameResolved   = "log.file.name_resolved"
+	attrFilePathResolved   = "log.file.path_resolved"
+	attrRecordNumber       = "log.file.record_number"
 	attrFileOwnerName      = "log.file.owner.name"
 	attrFileOwnerGroupName = "log.file.owner.group.name"
 	attrFilePermissions    = "log.file.permissions"
@@ -42,19 +47,19 @@ func (c *Config) validateOwnership(errs *keyErrors) {
 // names the system's user and group databases give. A name that cannot be found (a uid without
 // an entry, common in containers) is left out and logged once per file; file_log would not read
 // the file at all.
-func (r *mergelogReceiver) putOwnership(m pcommon.Map, path string) {
+func putOwnership(m pcommon.Map, path string, cfg *Config, logger *zap.Logger) {
 	info, err := os.Stat(path)
 	if err != nil {
-		r.set.Logger.Debug("Cannot stat the file for its owner and permissions", zap.String("path", path), zap.Error(err))
+		logger.Debug("Cannot stat the file for its owner and permissions", zap.String("path", path), zap.Error(err))
 		return
 	}
-	if r.cfg.IncludeFilePermissions {
+	if cfg.IncludeFilePermissions {
 		m.PutStr(attrFilePermissions, fmt.Sprintf("%03o", info.Mode().Perm()))
 	}
-	if !r.cfg.IncludeFileOwnerName && !r.cfg.IncludeFileOwnerGroupName {
+	if !cfg.IncludeFileOwnerName && !cfg.IncludeFileOwnerGroupName {
 		return
 	}
-	owner, group, err := ownerNames(info, r.cfg.IncludeFileOwnerName, r.cfg.IncludeFileOwnerGroupName)
+	owner, group, err := ownerNames(info, cfg.IncludeFileOwnerName, cfg.IncludeFileOwnerGroupName)
 	if owner != "" {
 		m.PutStr(attrFileOwnerName, owner)
 	}
@@ -62,7 +67,7 @@ func (r *mergelogReceiver) putOwnership(m pcommon.Map, path string) {
 		m.PutStr(attrFileOwnerGroupName, group)
 	}
 	if err != nil {
-		r.set.Logger.Warn("Cannot resolve the file's owner or group name; the attribute is left out",
+		logger.Warn("Cannot resolve the file's owner or group name; the attribute is left out",
 			zap.String("path", path), zap.Error(err))
 	}
 }

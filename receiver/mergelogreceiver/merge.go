@@ -17,14 +17,30 @@ type mergeStage struct {
 	roundClock  int64   // window clock of the current round: the arrival time of its entries
 	pushed      bool    // the current round pushed entries into the window
 	paused      time.Duration
-	longestHold int64 // of the entries released since the last recordHold; -1 when none
+	longestHold int64     // of the entries released since the last recordHold; -1 when none
+	out         *delivery // where released entries go
+	tel         *receiverTelemetry
 }
 
-func newMergeStage(cfg MergeConfig) *mergeStage {
+func newMergeStage(cfg MergeConfig, out *delivery, tel *receiverTelemetry) *mergeStage {
 	return &mergeStage{
 		window: mergewindow.New[uint32](cfg.Window), hold: cfg.Window, maxHeld: cfg.MaxHeldPerFile,
-		longestHold: -1,
+		longestHold: -1, out: out, tel: tel,
 	}
+}
+
+// addInput is the merge input of a file; nil without merge.
+func (m *mergeStage) addInput() *mergewindow.Input[uint32] {
+	if m == nil {
+		return nil
+	}
+	return m.window.AddInput()
+}
+
+// full reports whether in holds max_held_per_file entries: its file is not read further until
+// some are released.
+func (m *mergeStage) full(in *mergewindow.Input[uint32]) bool {
+	return in != nil && in.Held() >= m.maxHeld
 }
 
 // clock is the window's clock in Unix nanoseconds: wall time minus the time spent delivering
@@ -67,40 +83,35 @@ func (m *mergeStage) nextDue(now int64) time.Time {
 }
 
 // release moves what the merge window lets go into the batch. It returns when the window must
-// be looked at again at the latest, and whether a file held back by max_held_per_file may be
-// read again.
-func (r *mergelogReceiver) release() (due time.Time, unblocked bool) {
-	m := r.merge
-	if m == nil {
-		return due, false
-	}
+// be looked at again at the latest.
+func (m *mergeStage) release() (due time.Time) {
 	m.closeRound()
 	now := m.clock()
-	m.window.Release(now, r.emitHeld)
-	r.recordHold()
-	for _, f := range r.read.order {
-		if f.blocked && f.input.Held() < m.maxHeld {
-			f.blocked, unblocked = false, true
-		}
-	}
-	return m.nextDue(now), unblocked
+	m.window.Release(now, m.emitHeld)
+	m.recordHold()
+	return m.nextDue(now)
+}
+
+// flush releases everything held (at Shutdown).
+func (m *mergeStage) flush() {
+	m.window.Flush(m.clock(), m.emitHeld)
+	m.recordHold()
 }
 
 // emitHeld is the merge window's emit callback; it stops the release once a full batch waits
 // for a delivery slot (the window keeps the rest, due at the next release).
-func (r *mergelogReceiver) emitHeld(slot uint32, heldFor int64) (more bool) {
-	m := r.merge
+func (m *mergeStage) emitHeld(slot uint32, heldFor int64) (more bool) {
 	m.longestHold = max(m.longestHold, heldFor)
-	r.out.add(m.held.at(slot)) // add copies what it keeps, and puts nothing into the slab
+	m.out.add(m.held.at(slot)) // add copies what it keeps, and puts nothing into the slab
 	m.held.release(slot)
-	return !r.out.parked
+	return !m.out.parked
 }
 
 // recordHold records the longest hold of the entries just released: one histogram value per
 // release, not per entry, which would cost more than the rest of an entry's way through.
-func (r *mergelogReceiver) recordHold() {
-	if m := r.merge; m.longestHold >= 0 {
-		r.tel.recordHold(m.longestHold)
+func (m *mergeStage) recordHold() {
+	if m.longestHold >= 0 {
+		m.tel.recordHold(m.longestHold)
 		m.longestHold = -1
 	}
 }

@@ -1,8 +1,10 @@
 package mergelogreceiver
 
 import (
+	"context"
 	"time"
 
+	"github.com/mergelog/otelcol-mergelog/internal/container"
 	"github.com/mergelog/otelcol-mergelog/internal/filetrack"
 )
 
@@ -11,7 +13,8 @@ import (
 const chunkBytes = 256 << 10
 
 // reading is the files the receiver follows and where its reading is: the tracker, each file's
-// state, the round robin over them and the poll timing. Owned by the run goroutine.
+// state, the round robin over them and the poll timing. Its streams hand what they join to
+// setup's emit. Owned by the run goroutine.
 type reading struct {
 	tracker *filetrack.Tracker
 	files   map[uint64]*tailedFile
@@ -19,100 +22,71 @@ type reading struct {
 	// read to io.EOF since, and those done but not settled yet. idle is the files read to
 	// io.EOF that may have something to flush. A round's work follows the files with data,
 	// not the files followed.
-	order       []*tailedFile
-	idle        []*tailedFile
-	cursor      int // the file of order the read round is at
-	resources   resources
-	nextPoll    time.Time
-	pollOverdue bool         // reading stops until the next poll
-	observed    int64        // ObservedTimestamp of the entries being read
-	decoder     *lineDecoder // encodings other than UTF-8: lines to UTF-8; nil otherwise
-	held        int          // bytes of entries not finished, in all files (see partials.go)
-	// split is, per container stream, the stream whose pieces wait at the end of its file for
-	// the rest of their line (splitwait.go); nil until one waits.
-	split map[splitKey]*stream
+	order    []*tailedFile
+	idle     []*tailedFile
+	cursor   int // the file of order the read round is at
+	polls    pollClock
+	setup    *fileSetup
+	split    *splitWaits
+	partials *partials
+	merge    *mergeStage // nil without merge
+	// out is where the entries read go: reading stops while its batch is parked.
+	out *delivery
+	// checkpoints takes header lines, which settle without an entry.
+	checkpoints *checkpoints
+	flushAfter  time.Duration // force_flush_period
+	truncate    bool          // max_log_size_behavior truncate: the rest of a cut line is dropped
 }
 
-// pollDue reports whether a poll is due before reading on: a read round that outlasts
-// poll_interval must not read a file past changes only a poll sees (a copytruncate refilled
-// past the read offset would be read as the old file's).
-func (rd *reading) pollDue() bool {
-	if !rd.pollOverdue && !time.Now().Before(rd.nextPoll) {
-		rd.pollOverdue = true
+// pollIfDue asks the tracker, once poll_interval has passed since it last did, for the files to
+// read this round; a file not seen before gets its state (streams, merge input, attributes).
+// While the batch is parked nothing is read, and the tracker only holds on to what it has open
+// (PollHolding).
+func (rd *reading) pollIfDue(ctx context.Context, now time.Time) {
+	if !rd.polls.due(now) {
+		return
 	}
-	return rd.pollOverdue
-}
-
-// compact takes out of order the files read to io.EOF, which a poll puts back when it hands
-// them out again, and forgets those that are finished and whose entries are all settled.
-func (rd *reading) compact() {
-	kept := rd.order[:0]
-	for _, f := range rd.order {
-		switch {
-		case f.done && f.settled() && !f.pending():
-			delete(rd.files, f.id)
-			rd.held -= f.held
-			rd.resources.release(f.resource)
-			f.queued = false
-		case f.drained && !f.done:
-			f.queued = false
-		default:
-			kept = append(kept, f)
-		}
-	}
-	clear(rd.order[len(kept):])
-	rd.order = kept
-}
-
-// poll asks the tracker for the files to read this round; a file not seen before gets its
-// state (streams, merge input, attributes). While the batch is parked nothing is read, and the
-// tracker only holds on to what it has open (PollHolding).
-func (r *mergelogReceiver) poll(now time.Time) {
-	rd := &r.read
-	rd.nextPoll, rd.pollOverdue = now.Add(r.cfg.PollInterval), false
+	rd.polls.next, rd.polls.overdue = now.Add(rd.polls.interval), false
 	files := rd.tracker.Poll
-	if r.out.parked {
+	if rd.out.parked {
 		files = rd.tracker.PollHolding
 	}
 	for _, file := range files() {
 		f := rd.files[file.ID()]
 		if f == nil {
-			f = r.newTailedFile(file, now)
+			f = rd.setup.newFile(ctx, file, now)
 			rd.files[f.id] = f
 		}
-		if !f.queued {
+		if !f.on.order {
 			rd.order = append(rd.order, f)
-			f.queued = true
+			f.on.order = true
 		}
 		f.file = file
-		f.drained = false
-		if f.done && !file.Finished() {
+		f.state.drained = false
+		if f.state.done && !file.Finished() {
 			// Its file went away and was finished, and is back: read on, as a new merge input.
-			f.done = false
-			if r.merge != nil {
-				f.input = r.merge.window.AddInput()
-			}
+			f.state.done = false
+			f.input = rd.merge.addInput()
 		}
 	}
 }
 
-// readRound reads a chunk of every file handed out and not yet read to io.EOF (the tracker
-// hands a file out again only once it has data beyond what it has buffered); it reports
-// whether some file has more to read now. A round cut short for a poll goes on after it where
-// it stopped, so that every file gets its turn however long rounds take; a round reads at
-// least one file, however long a poll takes.
-func (r *mergelogReceiver) readRound() (more bool) {
-	rd := &r.read
+// round reads a chunk of every file handed out and not yet read to io.EOF (the tracker hands a
+// file out again only once it has data beyond what it has buffered); it reports whether some
+// file has more to read now. A round cut short for a poll goes on after it where it stopped, so
+// that every file gets its turn however long rounds take; a round reads at least one file,
+// however long a poll takes.
+func (rd *reading) round(ctx context.Context) (more bool) {
 	for read := false; rd.cursor < len(rd.order); rd.cursor++ {
-		if r.out.stopped || r.out.parked {
+		if rd.out.parked {
 			return false
 		}
-		if read && rd.pollDue() {
+		if read && rd.polls.overdueNow() {
 			return true
 		}
-		if f := rd.order[rd.cursor]; !f.drained && !f.done && !f.blocked {
+		if f := rd.order[rd.cursor]; !f.state.drained && !f.state.done && !f.state.blocked {
 			read = true
-			if r.readFile(f) {
+			if rd.readFile(ctx, f) {
 				more = true
 			}
 		}
@@ -122,140 +96,157 @@ func (r *mergelogReceiver) readRound() (more bool) {
 	return more
 }
 
+// compact takes out of order the files read to io.EOF, which a poll puts back when it hands
+// them out again, and forgets those that are finished and whose entries are all settled.
+func (rd *reading) compact() {
+	kept := rd.order[:0]
+	for _, f := range rd.order {
+		switch {
+		case f.state.done && f.settled() && !f.pending():
+			delete(rd.files, f.id)
+			rd.partials.forget(f)
+			rd.setup.resources.release(f.resource)
+			f.on.order = false
+		case f.state.drained && !f.state.done:
+			f.on.order = false
+		default:
+			kept = append(kept, f)
+		}
+	}
+	clear(rd.order[len(kept):])
+	rd.order = kept
+}
+
 // readFile reads up to chunkBytes of f's lines into its streams, and on to the end of a
 // container line it is in the middle of (see tailedFile.midLine); true if it stopped early.
-func (r *mergelogReceiver) readFile(f *tailedFile) (more bool) {
+func (rd *reading) readFile(ctx context.Context, f *tailedFile) (more bool) {
 	now := time.Now()
-	r.read.observed = now.UnixNano()
+	f.observed = now.UnixNano()
 	if f.file.Path() != f.path {
-		r.setAttrs(f)
+		rd.setup.setAttrs(f)
 	}
 	// Leaving f, the round gives its line reader back for the next file: a file waiting for its
 	// turn holds no buffer. Nothing keeps the lines read: streams copy what they hold.
 	defer f.file.Yield()
-	defer r.boundPartials(f)
+	defer rd.partials.bound(f)
 	budget := chunkBytes
 	for budget > 0 || f.midLine() {
-		if r.out.stopped {
-			return false
-		}
-		if r.read.pollOverdue || r.out.parked {
+		if rd.polls.overdue || rd.out.parked {
 			return true
 		}
-		if f.input != nil && f.input.Held() >= r.cfg.Merge.MaxHeldPerFile {
-			f.blocked = true
+		if rd.merge.full(f.input) {
+			f.state.blocked = true
 			return false
 		}
 		line, end, err := f.file.Next()
 		if err != nil {
 			// io.EOF: nothing more for now. Another error ends the file, and the tracker
 			// has logged it.
-			f.drained = true
-			r.awaitRest(f, now)
-			if !f.idle {
-				r.read.idle = append(r.read.idle, f)
-				f.idle = true
+			f.state.drained = true
+			rd.split.awaitRest(f, now)
+			if !f.on.idle {
+				rd.idle = append(rd.idle, f)
+				f.on.idle = true
 			}
 			break
 		}
 		budget -= len(line) + 1
 		f.lastData, f.partial = now, 0
-		r.line(f, line, end)
+		rd.line(ctx, f, line, end)
 	}
-	if budget <= 0 && !f.drained {
+	if budget <= 0 && !f.state.drained {
 		return true
 	}
 	if f.file.Finished() {
-		r.finishFile(f)
+		rd.finishFile(ctx, f)
 	}
 	return false
 }
 
 // line hands one line taken from f, which ends at end, to its stream.
-func (r *mergelogReceiver) line(f *tailedFile, line []byte, end int64) {
-	if r.read.decoder != nil {
-		line = r.read.decoder.decode(line) // cut at the encoded newline, then decoded
+func (rd *reading) line(ctx context.Context, f *tailedFile, line []byte, end int64) {
+	if rd.setup.decoder != nil {
+		line = rd.setup.decoder.decode(line) // cut at the encoded newline, then decoded
 	}
-	piece := f.piece
-	f.piece = f.file.Split()
-	if !piece {
-		f.lineStart = f.readEnd
-	}
-	f.readEnd = end
-	if !f.piece {
-		f.lineEnd = end
-	}
-	if f.header != nil && f.header.open && r.headerLine(f, line) {
-		return // a header line: parsed into the file's attributes, not a record
+	start, piece := f.at.take(end, f.file.Split())
+	if f.header != nil && f.header.open && rd.setup.headerLine(ctx, f, line) {
+		// A header line: parsed into the file's attributes, not a record; committed once
+		// nothing before it is still on its way.
+		rd.checkpoints.touch(f)
+		return
 	}
 	// The pieces of a line cut at max_log_size are held as the whole line: an offset is
 	// committed at a line end only, so after a crash a cut line is read again from its start.
-	start := f.lineStart
+	s := f.streams[0]
 	if f.parser != nil {
-		r.containerLine(f, line, start, end, piece)
-		return
+		var l container.Line
+		s, l = f.containerLine(line, piece)
+		if l.Stream != container.StreamNone {
+			rd.split.continueSplit(s)
+			s.pieces.Add(l.Log, start, end, l.Time, l.Partial || f.at.piece)
+			return
+		}
+		line = l.Log
 	}
-	if piece && r.compiled.join.Truncate {
+	if piece && rd.truncate {
 		return // the rest of a line cut at max_log_size: its entry is already full
 	}
-	f.streams[0].add(line, start, end, 0)
+	s.add(line, start, end, 0)
 }
 
 // flushIdle emits what waits at the end of files that got no new data for force_flush_period
 // (a partial last line, a multiline entry waiting for its next start), as file_log does. It
 // returns when the next such flush is due. Only files read to the end of their data qualify:
 // one held back (merge, chunk budget) has its next lines still unread.
-func (r *mergelogReceiver) flushIdle(now time.Time) (due time.Time) {
-	rd := &r.read
-	if r.out.stopped || r.out.parked {
+func (rd *reading) flushIdle(ctx context.Context, now time.Time) (due time.Time) {
+	if rd.out.parked {
 		return due
 	}
-	period := r.cfg.ForceFlushPeriod
 	kept := rd.idle[:0]
 	for _, f := range rd.idle {
-		if f.done || !f.drained {
-			f.idle = false // handed out again: back in idle at its next io.EOF
+		if f.state.done || !f.state.drained {
+			f.on.idle = false // handed out again: back in idle at its next io.EOF
 			continue
 		}
 		tail, end := f.file.Partial()
 		if len(tail) != f.partial {
 			f.lastData, f.partial = now, len(tail)
 		}
-		if period <= 0 || (len(tail) == 0 && !f.pending()) {
-			f.idle = false // nothing waits: only reading can change that
+		if rd.flushAfter <= 0 || (len(tail) == 0 && !f.pending()) {
+			f.on.idle = false // nothing waits: only reading can change that
 			continue
 		}
 		kept = append(kept, f)
-		if at := f.lastData.Add(period); now.Before(at) {
+		if at := f.lastData.Add(rd.flushAfter); now.Before(at) {
 			due = earliest(due, at)
 			continue
 		}
-		rd.observed = now.UnixNano()
-		r.flushTail(f, tail, end, now)
+		f.observed = now.UnixNano()
+		rd.flushTail(ctx, f, tail, end, now)
 	}
 	clear(rd.idle[len(kept):])
 	rd.idle = kept
-	return earliest(due, r.flushUnjoined(now))
+	return earliest(due, rd.split.flushUnjoined(now))
 }
 
 // flushTail emits f's partial last line, if any, and what its streams hold, but for pieces
 // waiting for the rest of their line.
-func (r *mergelogReceiver) flushTail(f *tailedFile, tail []byte, end int64, now time.Time) {
+func (rd *reading) flushTail(ctx context.Context, f *tailedFile, tail []byte, end int64, now time.Time) {
 	if len(tail) > 0 {
-		r.line(f, tail, end)
+		rd.line(ctx, f, tail, end)
 		f.file.ConsumePartial()
 		f.partial = 0
 	}
 	for _, s := range f.streams {
-		r.flushAt(s, now)
+		rd.split.flush(s, now)
 		s.joiner.Release() // quiet: its buffer is not needed until it is read again
 	}
-	r.recount(f)
+	rd.partials.recount(f)
 }
 
 // finishFile ends a file that will give nothing more: what waits at its end is complete now.
-func (r *mergelogReceiver) finishFile(f *tailedFile) {
-	if f.done {
+func (rd *reading) finishFile(ctx context.Context, f *tailedFile) {
+	if f.state.done {
 		return
 	}
 	tail, end := f.file.Partial()
@@ -264,13 +255,24 @@ func (r *mergelogReceiver) finishFile(f *tailedFile) {
 		// With merge its input ends now: no piece of it waits for a next file.
 		for _, s := range f.streams {
 			if !s.waitSince.IsZero() {
-				r.emitUnjoined(s, now)
+				rd.split.emitUnjoined(s, now)
 			}
 		}
 	}
-	r.flushTail(f, tail, end, now)
+	rd.flushTail(ctx, f, tail, end, now)
 	if f.input != nil {
-		r.merge.window.Finish(f.input)
+		rd.merge.window.Finish(f.input)
 	}
-	f.done = true
+	f.state.done = true
+}
+
+// unblock lets the files held back by max_held_per_file be read again once the merge window
+// released some of their entries; true if one may.
+func (rd *reading) unblock() (unblocked bool) {
+	for _, f := range rd.order {
+		if f.state.blocked && !rd.merge.full(f.input) {
+			f.state.blocked, unblocked = false, true
+		}
+	}
+	return unblocked
 }

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/mergelog/otelcol-mergelog/internal/filetrack"
+	"github.com/mergelog/otelcol-mergelog/internal/refusal"
 	"github.com/mergelog/otelcol-mergelog/internal/storageext"
 	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/metadata"
 	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/stanzachain"
@@ -22,33 +23,29 @@ import (
 // then is not checkpointed, so it is read again after a restart.
 const drainTimeout = 5 * time.Second
 
-// mergelogReceiver is one goroutine (run) over four collaborators it owns between Start and the
-// end of Shutdown: reading (files, polls), the merge stage (merge enabled), delivery (batches,
-// acknowledgements, checkpoints) and telemetry. Data flows reading → streams → entries →
-// merge → delivery; acknowledgements flow back from delivery into the files' ledgers.
+// mergelogReceiver is one goroutine (run) over the collaborators it owns between Start and the
+// end of Shutdown: reading (files, polls, read rounds), the operators (chain), the merge stage
+// (merge enabled), delivery (batches, senders), checkpoints and telemetry. Data flows reading →
+// streams → entries (emitEntry) → operators → merge → delivery; acknowledgements flow from
+// delivery into the files' ledgers, and from there through the tracker into storage.
 type mergelogReceiver struct {
 	cfg      *Config
 	set      receiver.Settings
 	compiled *compiled
-	body     bodyRules
+	body     bodyRules // what an entry's text becomes as its record's body
 
-	read   reading
-	merge  *mergeStage         // nil without merge
-	chain  *chain              // nil without operators run by stanza
-	header *stanzachain.Header // nil without a header section
-	out    *delivery
-	tel    receiverTelemetry
+	read        *reading
+	chain       *chain      // nil without operators
+	merge       *mergeStage // nil without merge
+	out         *delivery
+	checkpoints *checkpoints
+	tel         receiverTelemetry
 
-	checkpoints *checkpoints // where settled entries move the files' checkpoints
-
-	ctx context.Context // the run goroutine's; the drain's at Shutdown
-
-	next     consumer.Logs
-	obsrecv  *receiverhelper.ObsReport
-	cancel   context.CancelFunc
-	drain    chan context.Context
-	done     chan struct{}
-	shutdown sync.Once
+	newSender func() *refusal.Sender // of each sender goroutine
+	cancel    context.CancelFunc
+	drain     chan context.Context
+	done      chan struct{}
+	shutdown  sync.Once
 }
 
 func newReceiver(set receiver.Settings, cfg *Config, next consumer.Logs) (*mergelogReceiver, error) {
@@ -71,10 +68,12 @@ func newReceiver(set receiver.Settings, cfg *Config, next consumer.Logs) (*merge
 	if err != nil {
 		return nil, err
 	}
-	return &mergelogReceiver{
+	r := &mergelogReceiver{
 		cfg: cfg, set: set, compiled: c, body: newBodyRules(cfg, c), chain: ch,
-		next: next, obsrecv: obsrecv, tel: newTelemetry(builder, set.ID.String()),
-	}, nil
+		tel: newTelemetry(builder, set.ID.String()),
+	}
+	r.newSender = newRefusalSender(cfg, next, obsrecv, &r.tel, set.Logger)
+	return r, nil
 }
 
 // Start opens the checkpoint, if storage is configured, and starts the one goroutine that polls,
@@ -86,7 +85,6 @@ func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error
 	if err != nil {
 		return err
 	}
-	r.header = header
 	tracker, err := filetrack.New(filetrack.Options{
 		Include:            r.cfg.Include,
 		Exclude:            r.cfg.Exclude,
@@ -120,18 +118,17 @@ func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error
 		}
 		r.tel.checkpointCorrupt(ctx, discarded)
 	}
-	r.read = reading{tracker: tracker, files: map[uint64]*tailedFile{}, resources: newResources(r.compiled.resource),
-		decoder: r.compiled.coding.lineDecoder()}
 	r.out = newDelivery(r.cfg, r.checkpoints, &r.tel, r.set.Logger)
 	inFlight := r.cfg.Batch.MaxInFlight
 	if r.cfg.Merge.Enabled {
-		r.merge = newMergeStage(r.cfg.Merge)
+		r.merge = newMergeStage(r.cfg.Merge, r.out, &r.tel)
 		inFlight = 1 // one delivery at a time keeps the merged order downstream
 	}
 	if r.chain.settlesByTime() {
 		inFlight = 1 // entries settled by time ride on a batch after what was emitted before them
 	}
-	r.out.senders.start(inFlight, newRefusalSender(r.cfg, r.next, r.obsrecv, &r.tel, r.set.Logger))
+	r.out.senders.start(inFlight, r.newSender)
+	r.read = r.newReading(tracker, header)
 	runCtx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	r.drain = make(chan context.Context, 1)
@@ -141,6 +138,22 @@ func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error
 	}
 	go r.run(runCtx)
 	return nil
+}
+
+// newReading is the reading of the files tracker hands out, with the header's parser (nil
+// without a header section).
+func (r *mergelogReceiver) newReading(tracker *filetrack.Tracker, header *stanzachain.Header) *reading {
+	partials := &partials{max: int(r.cfg.MaxPartialBytes), counts: &r.tel.counts, logger: r.set.Logger}
+	return &reading{
+		tracker: tracker, files: map[uint64]*tailedFile{}, polls: pollClock{interval: r.cfg.PollInterval},
+		setup: &fileSetup{
+			cfg: r.cfg, compiled: r.compiled, resources: newResources(r.compiled.resource), header: header,
+			merge: r.merge, decoder: r.compiled.coding.lineDecoder(), emit: r.emitEntry, logger: r.set.Logger,
+		},
+		split:    &splitWaits{wait: r.cfg.SplitLineWait, partials: partials, counts: &r.tel.counts},
+		partials: partials, merge: r.merge, out: r.out, checkpoints: r.checkpoints,
+		flushAfter: r.cfg.ForceFlushPeriod, truncate: r.compiled.join.Truncate,
+	}
 }
 
 // Shutdown stops reading, delivers what was built within a bounded time, checkpoints what was
@@ -168,7 +181,6 @@ func (r *mergelogReceiver) Shutdown(ctx context.Context) error {
 // due and says when to look again.
 func (r *mergelogReceiver) run(ctx context.Context) {
 	defer close(r.done)
-	r.ctx = ctx
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
@@ -182,7 +194,7 @@ func (r *mergelogReceiver) run(ctx context.Context) {
 		case <-timer.C:
 		}
 		if !r.out.stopped {
-			timer.Reset(max(r.step(), 0))
+			timer.Reset(max(r.step(ctx), 0))
 		}
 	}
 }
@@ -191,59 +203,50 @@ func (r *mergelogReceiver) run(ctx context.Context) {
 // entries, sends a due batch and commits what settled on its own; it returns how long to wait
 // before the next step. While a full batch is parked (every sender busy) it only polls, until a
 // delivery lands.
-func (r *mergelogReceiver) step() (wait time.Duration) {
+func (r *mergelogReceiver) step(ctx context.Context) (wait time.Duration) {
 	now := time.Now()
+	// The merge window's clock does not run while the batch is parked: a stall downstream is not
+	// waiting for the inputs.
 	if parked := r.out.unpark(); r.merge != nil {
-		r.merge.paused += parked // the merge window's clock did not run: a stall downstream is not waiting for the inputs
+		r.merge.paused += parked
 	}
 	if r.out.parked {
-		if !now.Before(r.read.nextPoll) {
-			r.poll(now)
-		}
+		r.read.pollIfDue(ctx, now)
 		r.flushTelemetry()
-		return time.Until(r.read.nextPoll)
+		return time.Until(r.read.polls.next)
 	}
 	if r.merge != nil {
 		r.merge.roundClock = r.merge.clock()
 	}
-	if !now.Before(r.read.nextPoll) {
-		r.poll(now)
-	}
-	more := r.readRound()
+	r.read.pollIfDue(ctx, now)
+	more := r.read.round(ctx)
 	r.chainRound(time.Now())
-	due := r.flushIdle(time.Now())
-	releaseDue, unblocked := r.release()
-	due = earliest(due, releaseDue)
+	due := r.read.flushIdle(ctx, time.Now())
+	unblocked := false
+	if r.merge != nil {
+		due = earliest(due, r.merge.release())
+		unblocked = r.read.unblock()
+	}
 	due = earliest(due, r.out.sendIfDue(time.Now()))
 	if len(r.checkpoints.touched) > 0 {
-		r.checkpoints.commit(r.ctx) // entries settled without a delivery (empty ones)
+		r.checkpoints.commit(ctx) // entries settled without a delivery (empty ones)
 	}
 	r.flushTelemetry()
 	if more || unblocked {
 		return 0
 	}
-	return time.Until(earliest(due, r.read.nextPoll))
-}
-
-// earliest returns the earlier of two deadlines, where the zero time means none.
-func earliest(a, b time.Time) time.Time {
-	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
-		return b
-	}
-	return a
+	return time.Until(earliest(due, r.read.polls.next))
 }
 
 // finish delivers what was built, checkpoints and closes everything (at Shutdown).
 func (r *mergelogReceiver) finish(ctx context.Context) {
 	r.stopChain()
-	if err := r.header.Stop(); err != nil {
+	if err := r.read.setup.header.Stop(); err != nil {
 		r.set.Logger.Warn("Stopping the header's operators failed", zap.Error(err))
 	}
-	r.ctx = ctx
 	r.out.startDrain()
 	if r.merge != nil {
-		r.merge.window.Flush(r.merge.clock(), r.emitHeld)
-		r.recordHold()
+		r.merge.flush()
 	}
 	r.out.drain(ctx)
 	r.out.senders.stop()

@@ -36,10 +36,19 @@ func (s *stream) splitKey() splitKey {
 	return splitKey{log: log, kind: s.kind}
 }
 
+// splitWaits are the streams whose pieces wait at the end of their file for the rest of their
+// line, by container stream. Owned by the run goroutine.
+type splitWaits struct {
+	waiting  map[splitKey]*stream // nil until one waits
+	wait     time.Duration        // split_line_wait
+	partials *partials            // pieces taken over or emitted change their file's share
+	counts   *counts
+}
+
 // awaitRest marks the streams of f, read to the end of its data, whose pieces wait for the rest
 // of their line: the next file of their container stream will look for them.
-func (r *mergelogReceiver) awaitRest(f *tailedFile, now time.Time) {
-	if r.cfg.SplitLineWait <= 0 || f.parser == nil {
+func (w *splitWaits) awaitRest(f *tailedFile, now time.Time) {
+	if w.wait <= 0 || f.parser == nil {
 		return
 	}
 	for _, s := range f.streams {
@@ -47,52 +56,41 @@ func (r *mergelogReceiver) awaitRest(f *tailedFile, now time.Time) {
 			continue
 		}
 		s.waitSince = now
-		if r.read.split == nil {
-			r.read.split = map[splitKey]*stream{}
+		if w.waiting == nil {
+			w.waiting = map[splitKey]*stream{}
 		}
 		k := s.splitKey()
-		if o := r.read.split[k]; o != nil && o != s {
+		if o := w.waiting[k]; o != nil && o != s {
 			// The next file continues the later file's pieces: the earlier ones never end.
-			r.emitUnjoined(o, now)
+			w.emitUnjoined(o, now)
 		}
-		r.read.split[k] = s
+		w.waiting[k] = s
 	}
 }
 
 // continueSplit is called before stream s takes a piece of a line: the first of its file takes
 // over the pieces that wait at the end of the file before it in the container stream; a piece
 // that follows its own waiting pieces ends their wait.
-func (r *mergelogReceiver) continueSplit(s *stream) {
+func (w *splitWaits) continueSplit(s *stream) {
 	if !s.waitSince.IsZero() {
-		r.stopWaiting(s)
+		w.stopWaiting(s)
 	}
 	if s.begun {
 		return
 	}
 	s.begun = true
-	if len(r.read.split) == 0 {
+	if len(w.waiting) == 0 {
 		return
 	}
-	if o := r.read.split[s.splitKey()]; o != nil && o != s && o.f.id < s.f.id && !o.f.unreadOnDisk() {
+	if o := w.waiting[s.splitKey()]; o != nil && o != s && o.f.id < s.f.id && !o.f.unreadOnDisk() {
 		if start, _, ok := o.pieces.Oldest(); ok {
 			o.lent = &loan{from: o.f, start: start}
 			s.borrowed = o.lent
 		}
 		s.pieces.TakeOver(o.pieces)
-		r.stopWaiting(o)
-		r.recount(o.f) // its pieces are s's file's now, counted after its read
+		w.stopWaiting(o)
+		w.partials.recount(o.f) // its pieces are s's file's now, counted after its read
 	}
-}
-
-// loan links the two files of a line split across a rotation: the file whose end holds the
-// line's first pieces may be committed past them only once the line, taken over by the next
-// file's stream, is committed there. Otherwise a crash in between would restart the next file
-// before the line and the first after its pieces: the line would come without its beginning.
-type loan struct {
-	from   *tailedFile // the lending file
-	start  int64       // of the first piece, in the lending file
-	end    int64       // of the line in the borrowing file, once read there; 0 until then
-	repaid bool        // the borrowing file was committed past end
 }
 
 // unreadOnDisk reports whether f's file holds bytes past what was read of it: then the pieces at
@@ -104,42 +102,55 @@ func (f *tailedFile) unreadOnDisk() bool {
 		return false
 	}
 	info, err := os.Stat(f.file.Path())
-	return err == nil && info.Size() > f.readEnd
+	return err == nil && info.Size() > f.at.readEnd
 }
 
 // stopWaiting ends s's wait for the rest of its line.
-func (r *mergelogReceiver) stopWaiting(s *stream) {
+func (w *splitWaits) stopWaiting(s *stream) {
 	s.waitSince = time.Time{}
-	if k := s.splitKey(); r.read.split[k] == s {
-		delete(r.read.split, k)
+	if k := s.splitKey(); w.waiting[k] == s {
+		delete(w.waiting, k)
 	}
 }
 
 // waitsForRest reports whether s's pieces still wait at now.
-func (r *mergelogReceiver) waitsForRest(s *stream, now time.Time) bool {
-	return !s.waitSince.IsZero() && now.Before(s.waitSince.Add(r.cfg.SplitLineWait))
+func (w *splitWaits) waitsForRest(s *stream, now time.Time) bool {
+	return !s.waitSince.IsZero() && now.Before(s.waitSince.Add(w.wait))
 }
 
 // flushUnjoined emits as they are the pieces whose wait is over, counting them, and returns
 // when the next wait ends.
-func (r *mergelogReceiver) flushUnjoined(now time.Time) (due time.Time) {
-	for _, s := range r.read.split {
-		if r.waitsForRest(s, now) {
-			due = earliest(due, s.waitSince.Add(r.cfg.SplitLineWait))
+func (w *splitWaits) flushUnjoined(now time.Time) (due time.Time) {
+	for _, s := range w.waiting {
+		if w.waitsForRest(s, now) {
+			due = earliest(due, s.waitSince.Add(w.wait))
 			continue
 		}
-		r.emitUnjoined(s, now)
+		w.emitUnjoined(s, now)
 	}
 	return due
 }
 
 // emitUnjoined ends s's wait: its pieces are emitted as a line, counted as unjoined.
-func (r *mergelogReceiver) emitUnjoined(s *stream, now time.Time) {
-	r.stopWaiting(s)
+func (w *splitWaits) emitUnjoined(s *stream, now time.Time) {
+	w.stopWaiting(s)
 	if s.pieces.Pending() {
-		r.read.observed = now.UnixNano()
-		r.tel.counts.unjoined++
+		s.f.observed = now.UnixNano()
+		w.counts.unjoined++
 		s.flush()
-		r.recount(s.f)
+		w.partials.recount(s.f)
 	}
+}
+
+// flush emits what s holds at now, but pieces that wait for the rest of their line (see
+// waitsForRest) go on waiting.
+func (w *splitWaits) flush(s *stream, now time.Time) {
+	if w.waitsForRest(s, now) {
+		s.joiner.Flush()
+		return
+	}
+	if !s.waitSince.IsZero() {
+		w.emitUnjoined(s, now)
+	}
+	s.flush()
 }

@@ -35,15 +35,6 @@ type stream struct {
 	lent, borrowed *loan
 }
 
-func (r *mergelogReceiver) newStream(f *tailedFile, kind container.Stream) *stream {
-	s := &stream{f: f, kind: kind, logtags: kind != container.StreamNone && nativeContainer(r.cfg.Operators)}
-	s.joiner, _ = multiline.New(r.compiled.join, func(text []byte, end int64) { r.emitEntry(s, text, end) }) // compiled
-	if kind != container.StreamNone {
-		s.pieces = container.NewReassembler(r.compiled.join.MaxBytes, r.compiled.join.Truncate, s.add)
-	}
-	return s
-}
-
 // add gives the joiner one line, from start to end in the file, with the runtime's time at.
 func (s *stream) add(line []byte, start, end, at int64) {
 	if b := s.borrowed; b != nil && b.end == 0 {
@@ -66,19 +57,6 @@ func (s *stream) flush() {
 	s.joiner.Flush()
 }
 
-// flushAt is flush at now, but pieces that wait for the rest of their line (see waitsForRest)
-// go on waiting.
-func (r *mergelogReceiver) flushAt(s *stream, now time.Time) {
-	if r.waitsForRest(s, now) {
-		s.joiner.Flush()
-		return
-	}
-	if !s.waitSince.IsZero() {
-		r.emitUnjoined(s, now)
-	}
-	s.flush()
-}
-
 // need holds c back to the first byte the stream still needs.
 func (s *stream) need(c *ledger.Commit) {
 	c.Need(s.books.Oldest())
@@ -92,4 +70,15 @@ func (s *stream) need(c *ledger.Commit) {
 			c.Need(l.start, 0, true)
 		}
 	}
+}
+
+// loan links the two files of a line split across a rotation: the file whose end holds the
+// line's first pieces may be committed past them only once the line, taken over by the next
+// file's stream, is committed there. Otherwise a crash in between would restart the next file
+// before the line and the first after its pieces: the line would come without its beginning.
+type loan struct {
+	from   *tailedFile // the lending file
+	start  int64       // of the first piece, in the lending file
+	end    int64       // of the line in the borrowing file, once read there; 0 until then
+	repaid bool        // the borrowing file was committed past end
 }
