@@ -31,6 +31,11 @@ exporters:
   file:
     path: %q
 service:
+  # The example keeps the collector's default telemetry, a Prometheus endpoint on :8888, which
+  # another collector on the machine may hold.
+  telemetry:
+    metrics:
+      level: none
   pipelines:
     logs:
       exporters: [file]
