@@ -48,28 +48,20 @@ func (t *Tracker) checkSources() {
 			t.stats.truncations.Add(1)
 			t.log.Info("file truncated, reading it again from the start", zap.String("path", df.path))
 			t.detach(f, df)
-		case f.r.kind == decompress.Plain && !t.holdsStream(f, df):
-			t.rewritten(f, df)
+		case f.r.kind != decompress.Plain:
+		case f.r.fd != nil:
+			if !t.sameStart(f, f.r.fd, df.size) {
+				t.rewritten(f, df)
+			}
+		case t.fds.slot():
+			// Opened now, before anything compares with it, not at the read: a file deleted and
+			// its inode given at once to a new file at the same path looks like f's file grown or
+			// touched (logrotate's copytruncate with delaycompress removes name.1 and creates the
+			// next one, which takes the freed inode). openForRead checks its start, and keeps the
+			// descriptor for the read that follows.
+			t.openForRead(f)
 		}
 	}
-}
-
-// holdsStream reports whether f's plain source df, changed in this poll, still holds f's
-// stream. A source without a descriptor is opened for the look: a file deleted and its inode
-// given at once to a new file at the same path looks like f's file grown or touched
-// (logrotate's copytruncate with delaycompress compresses name.1, removes it and creates the
-// next name.1, which takes the freed inode). Without a descriptor free it is taken as f's:
-// reading checks it when it opens it, and compareDirect before comparing with it.
-func (t *Tracker) holdsStream(f *File, df *diskFile) bool {
-	if f.r.fd != nil {
-		return t.sameStart(f, f.r.fd, df.size)
-	}
-	fd, ok := t.fds.openSource(df)
-	if !ok {
-		return true
-	}
-	defer t.fds.closeRaw(fd)
-	return t.sameStart(f, fd, df.size)
 }
 
 // failStalled gives up a compressed stream that ended mid-way and does not grow (see stall).

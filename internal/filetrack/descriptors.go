@@ -37,16 +37,6 @@ func (d *descriptors) openKnown(path string, key fileKey) (*os.File, int64, erro
 	return fd, info.Size(), nil
 }
 
-// openSource opens df for a look, if a descriptor is free and df is still the file at its
-// path; the descriptor is the caller's to close with closeRaw.
-func (d *descriptors) openSource(df *diskFile) (*os.File, bool) {
-	if !d.slot() {
-		return nil, false
-	}
-	fd, _, err := d.openKnown(df.path, df.key)
-	return fd, err == nil && fd != nil
-}
-
 // hold gives f the descriptor fd of its source, to read from.
 func (d *descriptors) hold(f *File, fd *os.File) {
 	f.r.fd, f.r.needSeek = fd, true

@@ -60,13 +60,13 @@ func (t *Tracker) compareDirect(c *diskFile, fd *os.File, x *File) (verdict, boo
 			t.current.starved = true
 			return 0, false
 		}
-		var ok bool
-		if xfd, ok = t.fds.openSource(src); !ok {
+		var size int64
+		if xfd, size, _ = t.fds.openKnown(src.path, src.key); xfd == nil {
 			return 0, false
 		}
 		defer t.fds.closeRaw(xfd)
-		if !t.sameStart(x, xfd, src.size) {
-			return 0, false // no longer x's stream (see holdsStream): the check points tell
+		if !t.sameStart(x, xfd, size) {
+			return 0, false // no longer x's stream (see checkSources): the check points tell
 		}
 	}
 	end, a, okA := c.size, []byte(nil), false
