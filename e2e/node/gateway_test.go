@@ -94,6 +94,7 @@ type tally struct {
 	written, missing, duplicated, split int
 	malformed, records                  int
 	missingRuns, duplicatedRuns         []lineRun // those lines, as runs of consecutive seqs
+	splitRuns                           []lineRun
 }
 
 // lineRun is lines first..last of one container.
@@ -126,6 +127,7 @@ func (g *gateway) tally(written map[string]int) tally {
 			case whole == 1:
 			case pieces > 0:
 				t.split++
+				t.splitRuns = addRun(t.splitRuns, c, seq)
 			default:
 				t.missing++
 				t.missingRuns = addRun(t.missingRuns, c, seq)

@@ -105,7 +105,7 @@ func checkRun(t *testing.T, s setting, run int) {
 		t.Errorf("%s: %d of %d lines missing, in runs %s; agent log %s", ours.agent, tl.missing, tl.written, runsText(tl.missingRuns, 20), ours.logPath)
 	}
 	if tl.split > 0 || tl.malformed > 0 {
-		t.Errorf("%s: %d lines arrived split only, %d records no whole line", ours.agent, tl.split, tl.malformed)
+		t.Errorf("%s: %d lines arrived split only (%s), %d records no whole line", ours.agent, tl.split, runsText(tl.splitRuns, 20), tl.malformed)
 	}
 	if allowed := ours.kills * bound; tl.duplicated > allowed {
 		t.Errorf("%s: %d lines duplicated, in runs %s; %d kills allow %d (max_in_flight × max_records each)",

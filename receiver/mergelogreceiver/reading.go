@@ -56,6 +56,7 @@ func (rd *reading) pollIfDue(ctx context.Context, now time.Time) {
 		if f == nil {
 			f = rd.setup.newFile(ctx, file, now)
 			rd.files[f.id] = f
+			rd.split.files.add(f)
 		}
 		if !f.on.order {
 			rd.order = append(rd.order, f)
@@ -104,6 +105,7 @@ func (rd *reading) compact() {
 		switch {
 		case f.state.done && f.settled() && !f.pending():
 			delete(rd.files, f.id)
+			rd.split.files.remove(f)
 			rd.partials.forget(f)
 			rd.setup.resources.release(f.resource)
 			f.on.order = false
@@ -121,6 +123,9 @@ func (rd *reading) compact() {
 // container line it is in the middle of (see tailedFile.midLine); true if it stopped early.
 func (rd *reading) readFile(ctx context.Context, f *tailedFile) (more bool) {
 	now := time.Now()
+	if rd.split.files.holds(f, now) {
+		return false // read once the container's older file is (rotations.go)
+	}
 	f.observed = now.UnixNano()
 	if f.file.Path() != f.path {
 		rd.setup.setAttrs(f)

@@ -150,7 +150,8 @@ func (r *mergelogReceiver) newReading(tracker *filetrack.Tracker, header *stanza
 			cfg: r.cfg, compiled: r.compiled, resources: newResources(r.compiled.resource), header: header,
 			merge: r.merge, decoder: r.compiled.coding.lineDecoder(), emit: r.emitEntry, logger: r.set.Logger,
 		},
-		split:    &splitWaits{wait: r.cfg.SplitLineWait, partials: partials, counts: &r.tel.counts},
+		split: &splitWaits{wait: r.cfg.SplitLineWait, files: rotations{wait: r.cfg.SplitLineWait},
+			partials: partials, counts: &r.tel.counts},
 		partials: partials, merge: r.merge, out: r.out, checkpoints: r.checkpoints,
 		flushAfter: r.cfg.ForceFlushPeriod, truncate: r.compiled.join.Truncate,
 	}

@@ -2,8 +2,6 @@ package mergelogreceiver
 
 import (
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/mergelog/otelcol-mergelog/internal/container"
@@ -27,19 +25,14 @@ type splitKey struct {
 }
 
 func (s *stream) splitKey() splitKey {
-	log := s.f.path
-	if dir, name := filepath.Split(log); name != "" {
-		if base, _, ok := strings.Cut(name, ".log"); ok {
-			log = dir + base + ".log" // 0.log.<timestamp>, 0.log.<timestamp>.gz: 0.log
-		}
-	}
-	return splitKey{log: log, kind: s.kind}
+	return splitKey{log: containerLog(s.f.path), kind: s.kind}
 }
 
 // splitWaits are the streams whose pieces wait at the end of their file for the rest of their
 // line, by container stream. Owned by the run goroutine.
 type splitWaits struct {
 	waiting  map[splitKey]*stream // nil until one waits
+	files    rotations            // the order a container's files are begun in
 	wait     time.Duration        // split_line_wait
 	partials *partials            // pieces taken over or emitted change their file's share
 	counts   *counts
@@ -82,7 +75,7 @@ func (w *splitWaits) continueSplit(s *stream) {
 	if len(w.waiting) == 0 {
 		return
 	}
-	if o := w.waiting[s.splitKey()]; o != nil && o != s && o.f.id < s.f.id && !o.f.unreadOnDisk() {
+	if o := w.waiting[s.splitKey()]; o != nil && o != s && rotatedBefore(o.f, s.f) && !o.f.unreadOnDisk() {
 		if start, _, ok := o.pieces.Oldest(); ok {
 			o.lent = &loan{from: o.f, start: start}
 			s.borrowed = o.lent

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -185,5 +186,35 @@ func TestSplitLineNotTakenFromUnreadFile(t *testing.T) {
 	testkit.WriteFile(t, live, criLine(4, "stdout", "F", "first of the new file"))
 	assertSameLines(t, []string{"before", "a long line, ends in its own file", "last of the old file", "first of the new file"}, s.WaitForBodies(t, 4))
 	s.AssertNoMoreThan(t, 4, settle)
+	assert.Zero(t, tt.sum(unjoinedMetric, nil))
+}
+
+// A container's rotated file and its new 0.log both on disk at the first poll, the rotated one
+// longer than a read round's chunk and ending with the pieces of a line whose rest begins 0.log:
+// the live file is read once the rotated one is read to its end, whatever the order the tracker
+// found them in, so the line comes whole, once, and the lines in the order they were written.
+func TestSplitLineRotatedFileReadFirst(t *testing.T) {
+	root := t.TempDir()
+	dir := podDir(t, root, "server")
+	live := filepath.Join(dir, "0.log")
+	var old strings.Builder
+	var want []string
+	for i := range 3 * chunkBytes / 100 {
+		line := fmt.Sprintf("line %05d %s", i, strings.Repeat("x", 80))
+		old.WriteString(criLine(1, "stdout", "F", line))
+		want = append(want, line)
+	}
+	old.WriteString(criLine(2, "stdout", "P", "a long line, "))
+	testkit.WriteFile(t, live+".20261129-100000", old.String())
+	testkit.WriteFile(t, live, criLine(3, "stdout", "F", "ends in the new file")+criLine(4, "stdout", "F", "after"))
+	want = append(want, "a long line, ends in the new file", "after")
+
+	cfg := rotatedContainerConfig(root)
+	tt := componenttestTelemetry(t)
+	s := &testkit.LogsSink{}
+	startWith(t, tt.settings(), cfg, s, nil)
+	got := s.WaitForBodies(t, len(want))
+	assert.True(t, slices.Equal(want, got), "the records' first and last: %q … %q", got[:2], got[len(got)-3:])
+	s.AssertNoMoreThan(t, len(want), settle)
 	assert.Zero(t, tt.sum(unjoinedMetric, nil))
 }
