@@ -2,6 +2,7 @@ package mergelogreceiver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,6 +19,9 @@ import (
 	"go.opentelemetry.io/collector/pipeline"
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/receivertest"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/stanza/operator/transformer/noop"
 
 	"github.com/mergelog/otelcol-mergelog/internal/refusal"
 	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/metadata"
@@ -58,6 +62,28 @@ func TestStartFailsWithoutTheStorageExtension(t *testing.T) {
 	require.NoError(t, err)
 	err = r.Start(context.Background(), componenttest.NewNopHost())
 	require.ErrorContains(t, err, `storage: extension "file_storage/missing" not found`)
+	require.NoError(t, r.Shutdown(context.Background()))
+}
+
+// startFailsConfig builds a noop operator whose Start fails.
+type startFailsConfig struct{ noop.Config }
+
+func (c *startFailsConfig) Build(set component.TelemetrySettings) (operator.Operator, error) {
+	op, err := c.Config.Build(set)
+	return startFails{op}, err
+}
+
+type startFails struct{ operator.Operator }
+
+func (startFails) Start(operator.Persister) error { return errors.New("cannot start") }
+
+// An operator that cannot start fails Start, and Shutdown returns: nothing was left running.
+func TestStartFailsWhenAnOperatorCannotStart(t *testing.T) {
+	cfg := testConfig(t.TempDir())
+	cfg.Operators = []operator.Config{operator.NewConfig(&startFailsConfig{*noop.NewConfig()})}
+	r, err := NewFactory().CreateLogs(context.Background(), receivertest.NewNopSettings(metadata.Type), cfg, consumertest.NewNop())
+	require.NoError(t, err)
+	require.ErrorContains(t, r.Start(context.Background(), componenttest.NewNopHost()), "cannot start")
 	require.NoError(t, r.Shutdown(context.Background()))
 }
 

@@ -127,15 +127,17 @@ func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error
 	if r.chain.settlesByTime() {
 		inFlight = 1 // entries settled by time ride on a batch after what was emitted before them
 	}
+	if err := r.chain.start(); err != nil {
+		// Nothing was read: close what was opened; Shutdown has no goroutine to stop.
+		r.checkpoints.store.close(ctx)
+		return errors.Join(err, header.Stop(), tracker.Close())
+	}
 	r.out.senders.start(inFlight, r.newSender)
 	r.read = r.newReading(tracker, header)
 	runCtx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	r.drain = make(chan context.Context, 1)
 	r.done = make(chan struct{})
-	if err := r.chain.start(); err != nil {
-		return err
-	}
 	go r.run(runCtx)
 	return nil
 }
