@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/mergelog/otelcol-mergelog/internal/testkit"
+	"github.com/mergelog/otelcol-mergelog/internal/textcoding"
 )
 
 // The bad-input cases: each puts bad input beside good.log, a healthy neighbour, checks what
@@ -154,7 +155,7 @@ func (b *badRun) quiet(t *testing.T, path string) {
 // Binary garbage, NUL bytes and invalid UTF-8 are not special: the file is cut into lines at
 // each '\n', every other byte kept; utf-8 replaces each ill-formed subsequence with U+FFFD as
 // file_log's decoder does (each invalid byte, or the valid prefix of a sequence cut short:
-// appendValidUTF8, checked against it in TestAppendValidUTF8LikeFileLog), utf-8-raw keeps the
+// textcoding.AppendValid, checked against it in TestAppendValidLikeFileLog), utf-8-raw keeps the
 // bytes in the string, nop gives Bytes bodies.
 func TestBadInputBinaryGarbage(t *testing.T) {
 	garbage := make([]byte, 64<<10)
@@ -186,7 +187,7 @@ func TestBadInputBinaryGarbage(t *testing.T) {
 				body := lr.Body()
 				switch encoding {
 				case EncodingUTF8:
-					require.Equal(t, string(appendValidUTF8(nil, lines[i])), body.Str(), "line %d", i)
+					require.Equal(t, string(textcoding.AppendValid(nil, lines[i])), body.Str(), "line %d", i)
 				case EncodingRaw:
 					require.Equal(t, string(lines[i]), body.Str(), "line %d", i)
 				case EncodingNop:

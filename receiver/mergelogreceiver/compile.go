@@ -12,6 +12,7 @@ import (
 	"github.com/mergelog/otelcol-mergelog/internal/linestart"
 	"github.com/mergelog/otelcol-mergelog/internal/multiline"
 	"github.com/mergelog/otelcol-mergelog/internal/stacktrace"
+	"github.com/mergelog/otelcol-mergelog/internal/textcoding"
 	"github.com/mergelog/otelcol-mergelog/internal/timestamp"
 	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/exprvalues"
 )
@@ -25,7 +26,7 @@ type compiled struct {
 	omitEnd     *linestart.Matcher // with omit_pattern: cut from the start of each entry's last line
 	parser      *timestamp.Parser  // nil without a timestamp section
 	compression decompress.Kind
-	coding      textCoding
+	coding      textcoding.Coding
 	ordering    *filetrack.Ordering // nil: every matched file is read
 	resource    pcommon.Map
 	attributes  exprvalues.Values
@@ -64,7 +65,7 @@ func (c *Config) compile() (*compiled, error) {
 	if p.compression, err = c.Compression.kind(); err != nil {
 		return nil, fmt.Errorf("compression: %w", err)
 	}
-	if p.coding, err = c.Encoding.coding(); err != nil {
+	if p.coding, err = textcoding.Resolve(string(c.Encoding)); err != nil {
 		return nil, fmt.Errorf("encoding: %w", err)
 	}
 	if p.ordering, err = c.OrderingCriteria.compile(); err != nil {

@@ -115,14 +115,3 @@ func encodedAs(enc encoding.Encoding, write func(f int, w io.Writer)) func(f int
 		}
 	}
 }
-
-// BenchmarkLineDecoder is the cost a decoded encoding adds per line.
-func BenchmarkLineDecoder(b *testing.B) {
-	line := []byte(encoder(utf16LE)(`10.0.1.2 - - [01/Jan/2024:00:00:01 +0000] "GET /api/items/1 HTTP/1.1" 200 512 "-" "bench/1.0"`))
-	d := textCoding{charset: utf16LE}.lineDecoder()
-	b.SetBytes(int64(len(line)))
-	b.ReportAllocs()
-	for b.Loop() {
-		d.decode(line)
-	}
-}

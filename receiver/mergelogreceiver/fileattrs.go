@@ -1,13 +1,14 @@
 package mergelogreceiver
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.uber.org/zap"
+
+	"github.com/mergelog/otelcol-mergelog/internal/fileowner"
 )
 
 // The attribute names of file_log (stanza's fileconsumer/attrs): a file's names and paths, what
@@ -59,7 +60,7 @@ func putOwnership(m pcommon.Map, path string, cfg *Config, logger *zap.Logger) {
 	if !cfg.IncludeFileOwnerName && !cfg.IncludeFileOwnerGroupName {
 		return
 	}
-	owner, group, err := ownerNames(info, cfg.IncludeFileOwnerName, cfg.IncludeFileOwnerGroupName)
+	owner, group, err := fileowner.Names(info, cfg.IncludeFileOwnerName, cfg.IncludeFileOwnerGroupName)
 	if owner != "" {
 		m.PutStr(attrFileOwnerName, owner)
 	}
@@ -71,5 +72,3 @@ func putOwnership(m pcommon.Map, path string, cfg *Config, logger *zap.Logger) {
 			zap.String("path", path), zap.Error(err))
 	}
 }
-
-var errNoOwnership = errors.New("file owners are not known on this system")

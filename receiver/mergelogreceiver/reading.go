@@ -171,7 +171,7 @@ func (rd *reading) readFile(ctx context.Context, f *tailedFile) (more bool) {
 // line hands one line taken from f, which ends at end, to its stream.
 func (rd *reading) line(ctx context.Context, f *tailedFile, line []byte, end int64) {
 	if rd.setup.decoder != nil {
-		line = rd.setup.decoder.decode(line) // cut at the encoded newline, then decoded
+		line = rd.setup.decoder.Decode(line) // cut at the encoded newline, then decoded
 	}
 	start, piece := f.at.take(end, f.file.Split())
 	if f.header != nil && f.header.open && rd.setup.headerLine(ctx, f, line) {

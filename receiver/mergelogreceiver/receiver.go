@@ -94,7 +94,7 @@ func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error
 		MaxConcurrentFiles: r.cfg.MaxConcurrentFiles,
 		Compression:        r.compiled.compression,
 		MaxLineSize:        r.cfg.maxLineSize(),
-		Newline:            r.compiled.coding.newline,
+		Newline:            r.compiled.coding.Newline(),
 		Ordering:           r.compiled.ordering,
 		DeleteAfterRead:    r.cfg.DeleteAfterRead,
 		Watch:              r.cfg.Watch.Enabled,
@@ -150,7 +150,7 @@ func (r *mergelogReceiver) newReading(tracker *filetrack.Tracker, header *stanza
 		tracker: tracker, files: map[uint64]*tailedFile{}, polls: pollClock{interval: r.cfg.PollInterval},
 		setup: &fileSetup{
 			cfg: r.cfg, compiled: r.compiled, resources: newResources(r.compiled.resource), header: header,
-			merge: r.merge, decoder: r.compiled.coding.lineDecoder(), emit: r.emitEntry, logger: r.set.Logger,
+			merge: r.merge, decoder: r.compiled.coding.LineDecoder(), emit: r.emitEntry, logger: r.set.Logger,
 		},
 		split: &splitWaits{wait: r.cfg.SplitLineWait, files: rotations{wait: r.cfg.SplitLineWait},
 			partials: partials, counts: &r.tel.counts},

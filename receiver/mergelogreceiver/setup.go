@@ -15,6 +15,7 @@ import (
 	"github.com/mergelog/otelcol-mergelog/internal/filetrack"
 	"github.com/mergelog/otelcol-mergelog/internal/linereader"
 	"github.com/mergelog/otelcol-mergelog/internal/multiline"
+	"github.com/mergelog/otelcol-mergelog/internal/textcoding"
 	"github.com/mergelog/otelcol-mergelog/receiver/mergelogreceiver/internal/stanzachain"
 )
 
@@ -25,9 +26,9 @@ type fileSetup struct {
 	cfg       *Config
 	compiled  *compiled
 	resources resources
-	header    *stanzachain.Header // nil without a header section
-	merge     *mergeStage         // nil without merge
-	decoder   *lineDecoder        // encodings other than UTF-8: lines to UTF-8; nil otherwise
+	header    *stanzachain.Header     // nil without a header section
+	merge     *mergeStage             // nil without merge
+	decoder   *textcoding.LineDecoder // encodings other than UTF-8: lines to UTF-8; nil otherwise
 	emit      func(s *stream, text []byte, end int64)
 	logger    *zap.Logger
 }
@@ -166,7 +167,7 @@ func (fs *fileSetup) rereadHeader(ctx context.Context, f *tailedFile) error {
 		src = dec
 	}
 	lr := linereader.New(io.LimitReader(src, f.file.Offset()), linereader.Options{
-		BufSize: 4 << 10, MaxLineSize: fs.cfg.maxLineSize(), Newline: fs.compiled.coding.newline,
+		BufSize: 4 << 10, MaxLineSize: fs.cfg.maxLineSize(), Newline: fs.compiled.coding.Newline(),
 	})
 	for {
 		line, err := lr.Next()
@@ -174,7 +175,7 @@ func (fs *fileSetup) rereadHeader(ctx context.Context, f *tailedFile) error {
 			break // the offset is reached (a line end): the header may still be open
 		}
 		if fs.decoder != nil {
-			line = fs.decoder.decode(line)
+			line = fs.decoder.Decode(line)
 		}
 		if !fs.header.Parse(ctx, line, f.header.attrs) {
 			f.header.open = false

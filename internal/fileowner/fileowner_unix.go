@@ -1,6 +1,6 @@
 //go:build !windows
 
-package mergelogreceiver
+package fileowner
 
 import (
 	"errors"
@@ -10,11 +10,11 @@ import (
 	"syscall"
 )
 
-// ownerNames returns the names of info's owner and group, those asked for.
-func ownerNames(info fs.FileInfo, owner, group bool) (string, string, error) {
+// Names returns the names of info's owner and group, those asked for.
+func Names(info fs.FileInfo, owner, group bool) (string, string, error) {
 	st, ok := info.Sys().(*syscall.Stat_t)
 	if !ok {
-		return "", "", errNoOwnership
+		return "", "", ErrUnknown
 	}
 	var ownerName, groupName string
 	var errs []error
