@@ -183,7 +183,6 @@ processors:
         - service.version
         - service.instance.id
         - container.image.name
-        - container.image.tag
       otel_annotations: true
       labels:
         - tag_name: k8s.pod.label.app.kubernetes.io/$$1
