@@ -6,6 +6,9 @@ package k8smeta
 
 import (
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -113,11 +116,16 @@ func (p testPod) writeLog(t *testing.T, root string, lines ...string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	var b strings.Builder
 	for _, l := range lines {
-		if _, err := fmt.Fprintf(f, "%s stdout F %s\n", time.Now().UTC().Format(time.RFC3339Nano), l); err != nil {
-			t.Fatal(err)
-		}
+		fmt.Fprintf(&b, "%s stdout F %s\n", time.Now().UTC().Format(time.RFC3339Nano), l)
+	}
+	_, err = f.WriteString(b.String())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 	return lines
 }
@@ -231,4 +239,74 @@ func TestPodMetadataSlowAPIServer(t *testing.T) {
 	nd, written := startNode(t, time.Second, 20, checkout, web, exporter)
 	recs := waitRecords(t, nd.agent, nd.out, 60)
 	checkRecords(t, recs, written, checkout, web, exporter)
+}
+
+// With no API server answering, the agent does not run without metadata: its health_check
+// never answers 200 (so the DaemonSet's startupProbe fails and the kubelet restarts the pod)
+// and it sends nothing; the files wait on the node. Past wait_for_metadata_timeout (5 s here)
+// the processor's Start fails, but reporting its fatal status blocks the collector's start
+// (collector issue 8116: the status channel is read only once Start returned), so the
+// collector neither runs nor exits: the startupProbe is what restarts it. Should a later
+// version exit instead, the test passes too, and says so.
+func TestPodMetadataNoAPIServer(t *testing.T) {
+	root := t.TempDir()
+	out := filepath.Join(root, "out.jsonl")
+	checkout.writeLog(t, root, "a line that must not leave without its metadata")
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		writeStatus(w, http.StatusServiceUnavailable, "ServiceUnavailable", "the fake API server is down")
+	}))
+	t.Cleanup(down.Close)
+	health := freePort(t)
+	extra := filepath.Join(root, "timeout.yaml")
+	text := fmt.Sprintf("processors:\n  k8s_attributes:\n    wait_for_metadata_timeout: 5s\nextensions:\n  health_check:\n    endpoint: %s\n", health)
+	if err := os.WriteFile(extra, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"K8S_NODE_NAME=" + node, "K8S_NAMESPACE=otelcol", "K8S_POD_IP=127.0.0.1", "KUBECONFIG=" + kubeconfig(t, root, down.URL)}
+	c := startCollector(t, env, agentConfig, componentConfig(t), override(t, root, out), extra)
+
+	// Three times the timeout: however slow the machine, the timeout has passed at the end.
+	healthy := false
+	for end := time.Now().Add(15 * time.Second); time.Now().Before(end) && !healthy; {
+		select {
+		case <-c.exited:
+			end = time.Now()
+		case <-time.After(250 * time.Millisecond):
+		}
+		if resp, err := http.Get("http://" + health + "/"); err == nil {
+			healthy = resp.StatusCode == http.StatusOK
+			_ = resp.Body.Close()
+		}
+	}
+	if healthy {
+		t.Error("health_check answered 200 without an API server: the startupProbe would pass")
+	}
+	if recs := readRecords(t, out); len(recs) != 0 {
+		t.Errorf("%d records left without metadata", len(recs))
+	}
+	select {
+	case <-c.exited:
+		if c.cmd.ProcessState.Success() {
+			t.Errorf("the collector exited with success; want a failure (the pod restarts); output:\n%s", c.out.String())
+		}
+		t.Logf("the collector exited (%v)", c.cmd.ProcessState)
+	default:
+		t.Log("the collector neither runs its pipeline nor exits (collector issue 8116): the startupProbe restarts the pod")
+		_ = c.cmd.Process.Kill()
+		<-c.exited
+	}
+}
+
+// freePort returns a loopback address no one listens on (the kernel's choice, released).
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return addr
 }
