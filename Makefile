@@ -16,9 +16,9 @@ GOVULNCHECK_VER   := v1.9.0
 # helm, pinned and built once into _build/tools (`make k8s` renders and lints the charts with it).
 HELM_VER := v3.22.0
 HELM     := $(BUILD)/tools/helm-$(HELM_VER)
-# The four modules: the distribution's, the benchmarks', the Kubernetes manifests' checker, the
-# real-node test's (k8s.io/kubernetes and containerd).
-MODULES   := . bench deploy/kubernetes/validate e2e/node
+# The modules: the distribution's, the benchmarks', the Kubernetes manifests' checker, the
+# real-node test's (k8s.io/kubernetes and containerd), the pod-metadata test's (a fake API server).
+MODULES   := . bench deploy/kubernetes/validate e2e/node e2e/k8smeta
 # Inputs of the distribution: our Go sources (not tests, not the nested modules) and the manifest.
 SOURCES   := $(shell find . \( -path ./_build -o -path ./bench -o -path ./deploy -o -path ./e2e \) -prune \
 	-o -name '*.go' ! -name '*_test.go' -print) go.mod go.sum
@@ -71,11 +71,13 @@ unit:
 
 # Tests that run the built collector as a process (they skip under plain `go test`). The fault
 # tests' figures go to a file, printed here, pass or fail: go test shows nothing of a test that
-# passes.
+# passes. e2e/k8smeta (a module of its own): the pod-metadata component's config against a fake
+# Kubernetes API server on loopback.
 e2e: $(COLLECTOR)
 	@rm -f $(BUILD)/faults-report.txt
 	OTELCOL_BIN=$(abspath $(COLLECTOR)) FAULTS_REPORT=$(abspath $(BUILD))/faults-report.txt \
 		$(GO) test -count=1 ./e2e/; status=$$?; cat $(BUILD)/faults-report.txt 2>/dev/null; exit $$status
+	cd e2e/k8smeta && OTELCOL_BIN=$(abspath $(COLLECTOR)) $(GO) test -count=1 ./...
 
 # Every example config (and the `make run` config) must pass the built collector's validation.
 validate: $(COLLECTOR)

@@ -86,6 +86,8 @@ var chartVariants = []struct {
 	{"base", nil, nil},
 	{"merge", []string{mergeComponent}, []string{"merge.enabled=true"}},
 	{"merge+kafka", []string{mergeComponent, kafkaComponent}, []string{"merge.enabled=true", "kafka.enabled=true"}},
+	{"k8s-metadata", []string{k8sMetaComponent}, []string{"k8sMetadata.enabled=true"}},
+	{"merge+k8s-metadata", []string{mergeComponent, k8sMetaComponent}, []string{"merge.enabled=true", "k8sMetadata.enabled=true"}},
 }
 
 // `helm lint --strict` passes on the chart with its defaults and with each option on.
@@ -110,6 +112,9 @@ func TestChartConfigsValidate(t *testing.T) {
 	variants := map[string][]string{
 		"user values":       {"-f", "testdata/chart-user.yaml"},
 		"user values+merge": slices.Concat([]string{"-f", "testdata/chart-user.yaml"}, mergingUserValues),
+		// No kustomize build to compare with: the components' agent configs both set the
+		// pipeline's processors (README of components/k8s-metadata).
+		"merge+kafka+k8s-metadata": sets("merge.enabled=true", "kafka.enabled=true", "k8sMetadata.enabled=true"),
 	}
 	for _, v := range chartVariants {
 		variants[v.name] = sets(v.set...)

@@ -20,6 +20,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	kyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -54,10 +55,10 @@ type deployment struct {
 	configMaps map[string]map[string]string
 }
 
-// newScheme knows the kinds used here: core/v1 and apps/v1.
+// newScheme knows the kinds used here: core/v1, apps/v1 and rbac/v1 (components/k8s-metadata).
 func newScheme() *runtime.Scheme {
 	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, rbacv1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			panic(err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/resmap"
@@ -67,6 +68,8 @@ type rendered struct {
 	statefulSets []*appsv1.StatefulSet
 	services     map[string]*corev1.Service
 	configMaps   map[string]*corev1.ConfigMap // by name, hash suffix included
+	clusterRoles map[string]*rbacv1.ClusterRole
+	bindings     []*rbacv1.ClusterRoleBinding
 }
 
 func render(t *testing.T, kustomizationDir string) *rendered {
@@ -96,7 +99,7 @@ func kustomizeBuild(t *testing.T, kustomizationDir string) resmap.ResMap {
 // decodeRendered decodes rendered objects, one per document, strictly.
 func decodeRendered(t *testing.T, docs [][]byte) *rendered {
 	t.Helper()
-	r := &rendered{services: map[string]*corev1.Service{}, configMaps: map[string]*corev1.ConfigMap{}}
+	r := &rendered{services: map[string]*corev1.Service{}, configMaps: map[string]*corev1.ConfigMap{}, clusterRoles: map[string]*rbacv1.ClusterRole{}}
 	dec := strictDecoder()
 	for _, doc := range docs {
 		obj, err := decodeManifest(dec, doc)
@@ -114,6 +117,10 @@ func decodeRendered(t *testing.T, docs [][]byte) *rendered {
 			r.services[o.Name] = o
 		case *corev1.ConfigMap:
 			r.configMaps[o.Name] = o
+		case *rbacv1.ClusterRole:
+			r.clusterRoles[o.Name] = o
+		case *rbacv1.ClusterRoleBinding:
+			r.bindings = append(r.bindings, o)
 		}
 	}
 	return r

@@ -1,7 +1,8 @@
 {{/*
 The agent's collector configs: config.yaml (deploy/kubernetes/agent-config.yaml), merge.yaml
-(components/merge/agent-merge.yaml) and kafka.yaml (components/kafka/agent-kafka.yaml), with the
-names of this release and the values. Why each setting is what it is: the comments there.
+(components/merge/agent-merge.yaml), kafka.yaml (components/kafka/agent-kafka.yaml) and
+k8s-metadata.yaml (components/k8s-metadata/agent-k8s-metadata.yaml), with the names of this
+release and the values. Why each setting is what it is: the comments there.
 */}}
 {{- define "otelcol-mergelog.agentConfig" -}}
 receivers:
@@ -150,4 +151,47 @@ service:
     logs:
       processors: [memory_limiter, transform/kafka_key]
       exporters: [kafka]
+{{- end }}
+
+
+{{- define "otelcol-mergelog.agentK8sMetadataConfig" -}}
+processors:
+  # Each record's pod, looked up by the k8s.pod.uid the receiver takes from the path, among the
+  # pods of the agent's node; the pipeline starts once they are listed.
+  k8s_attributes:
+    auth_type: serviceAccount
+    filter:
+      node_from_env_var: K8S_NODE_NAME
+    wait_for_metadata: true
+    wait_for_metadata_timeout: {{ .Values.k8sMetadata.waitForMetadataTimeout }}
+    pod_association:
+      - sources:
+          - from: resource_attribute
+            name: k8s.pod.uid
+    extract:
+      # Owners from the pod's ownerReferences (no ReplicaSet or Job informer), service.* as the
+      # semantic conventions derive them.
+      metadata:
+        - k8s.deployment.name
+        - k8s.replicaset.name
+        - k8s.statefulset.name
+        - k8s.daemonset.name
+        - k8s.job.name
+        - k8s.cronjob.name
+        - service.name
+        - service.namespace
+        - service.version
+        - service.instance.id
+        - container.image.name
+      otel_annotations: true
+      labels:
+        - tag_name: k8s.pod.label.app.kubernetes.io/$$1
+          key_regex: app\.kubernetes\.io/(.*)
+          from: pod
+
+service:
+  pipelines:
+    logs:
+      # This file comes after kafka.yaml: with kafka.enabled the list keeps its transform last.
+      processors: [memory_limiter, k8s_attributes{{ if .Values.kafka.enabled }}, transform/kafka_key{{ end }}]
 {{- end }}

@@ -46,12 +46,13 @@ app.kubernetes.io/instance: {{ $.Release.Name }}
 
 {{/*
 An image, by digest when one is given, else by tag (default: the chart's appVersion). Called
-with (list $ "gateway") or (list $ "agent"): the agents run the agent's build unless they merge.
+with (list $ "gateway") or (list $ "agent"): the agents run the agent's build unless they merge
+or add pod metadata (load_balancing, kafka and k8s_attributes are in the full build only).
 */}}
 {{- define "otelcol-mergelog.image" -}}
 {{- $ := index . 0 }}
 {{- $image := $.Values.image }}
-{{- if and (eq (index . 1) "agent") (not $.Values.merge.enabled) }}{{ $image = $.Values.agent.image }}{{ end }}
+{{- if and (eq (index . 1) "agent") (not $.Values.merge.enabled) (not $.Values.k8sMetadata.enabled) }}{{ $image = $.Values.agent.image }}{{ end }}
 {{- if $image.digest -}}
 {{ $image.repository }}@{{ $image.digest }}
 {{- else -}}
@@ -71,6 +72,7 @@ collector merges them: maps key by key, lists replaced). Called with (list $ "ag
 {{- if eq $tier "agent" }}
 {{- if $.Values.merge.enabled }}{{ $files = append $files "merge.yaml" }}{{ end }}
 {{- if $.Values.kafka.enabled }}{{ $files = append $files "kafka.yaml" }}{{ end }}
+{{- if $.Values.k8sMetadata.enabled }}{{ $files = append $files "k8s-metadata.yaml" }}{{ end }}
 {{- end }}
 {{- if (index $.Values $tier).extraConfig }}{{ $files = append $files "extra.yaml" }}{{ end }}
 {{- $args := list }}
