@@ -20,6 +20,9 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	kyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -50,14 +53,19 @@ type deployment struct {
 	daemonSets      []*appsv1.DaemonSet
 	deployments     []*appsv1.Deployment
 	services        map[string]*corev1.Service
+	priorityClasses map[string]*schedulingv1.PriorityClass
+	budgets         map[string]*policyv1.PodDisruptionBudget
+	networkPolicies map[string]*networkingv1.NetworkPolicy
 	// configMaps are the generated ConfigMaps: name, then key, then the source file's path.
 	configMaps map[string]map[string]string
 }
 
-// newScheme knows the kinds used here: core/v1 and apps/v1.
+// newScheme knows the kinds used here: core/v1, apps/v1, policy/v1, scheduling/v1 and
+// networking/v1.
 func newScheme() *runtime.Scheme {
 	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, policyv1.AddToScheme,
+		schedulingv1.AddToScheme, networkingv1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			panic(err)
 		}
@@ -110,6 +118,9 @@ func load(t *testing.T) *deployment {
 	d := &deployment{
 		serviceAccounts: map[string]*corev1.ServiceAccount{},
 		services:        map[string]*corev1.Service{},
+		priorityClasses: map[string]*schedulingv1.PriorityClass{},
+		budgets:         map[string]*policyv1.PodDisruptionBudget{},
+		networkPolicies: map[string]*networkingv1.NetworkPolicy{},
 		configMaps:      map[string]map[string]string{},
 	}
 	if err := yaml.UnmarshalStrict(readFile(t, "kustomization.yaml"), &d.kustomization); err != nil {
@@ -135,6 +146,12 @@ func load(t *testing.T) *deployment {
 			d.daemonSets = append(d.daemonSets, o)
 		case *appsv1.Deployment:
 			d.deployments = append(d.deployments, o)
+		case *schedulingv1.PriorityClass:
+			d.priorityClasses[o.Name] = o
+		case *policyv1.PodDisruptionBudget:
+			d.budgets[o.Name] = o
+		case *networkingv1.NetworkPolicy:
+			d.networkPolicies[o.Name] = o
 		default:
 			t.Fatalf("%s: %T is not a kind these tests check", res, obj)
 		}

@@ -11,6 +11,9 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/resmap"
@@ -67,6 +70,11 @@ type rendered struct {
 	statefulSets []*appsv1.StatefulSet
 	services     map[string]*corev1.Service
 	configMaps   map[string]*corev1.ConfigMap // by name, hash suffix included
+	namespaces   map[string]*corev1.Namespace
+	// priorityClasses, budgets and networkPolicies: the hardening's objects (hardening_test.go).
+	priorityClasses map[string]*schedulingv1.PriorityClass
+	budgets         map[string]*policyv1.PodDisruptionBudget
+	networkPolicies map[string]*networkingv1.NetworkPolicy
 }
 
 func render(t *testing.T, kustomizationDir string) *rendered {
@@ -96,7 +104,9 @@ func kustomizeBuild(t *testing.T, kustomizationDir string) resmap.ResMap {
 // decodeRendered decodes rendered objects, one per document, strictly.
 func decodeRendered(t *testing.T, docs [][]byte) *rendered {
 	t.Helper()
-	r := &rendered{services: map[string]*corev1.Service{}, configMaps: map[string]*corev1.ConfigMap{}}
+	r := &rendered{services: map[string]*corev1.Service{}, configMaps: map[string]*corev1.ConfigMap{},
+		namespaces: map[string]*corev1.Namespace{}, priorityClasses: map[string]*schedulingv1.PriorityClass{},
+		budgets: map[string]*policyv1.PodDisruptionBudget{}, networkPolicies: map[string]*networkingv1.NetworkPolicy{}}
 	dec := strictDecoder()
 	for _, doc := range docs {
 		obj, err := decodeManifest(dec, doc)
@@ -114,6 +124,14 @@ func decodeRendered(t *testing.T, docs [][]byte) *rendered {
 			r.services[o.Name] = o
 		case *corev1.ConfigMap:
 			r.configMaps[o.Name] = o
+		case *corev1.Namespace:
+			r.namespaces[o.Name] = o
+		case *schedulingv1.PriorityClass:
+			r.priorityClasses[o.Name] = o
+		case *policyv1.PodDisruptionBudget:
+			r.budgets[o.Name] = o
+		case *networkingv1.NetworkPolicy:
+			r.networkPolicies[o.Name] = o
 		}
 	}
 	return r
@@ -370,4 +388,21 @@ func writeTemp(t *testing.T, name, text string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// readOverlay and writeOverlay read and rewrite an overlay's kustomization.yaml.
+func readOverlay(t *testing.T, overlayDir string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(overlayDir, "kustomization.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func writeOverlay(t *testing.T, overlayDir, text string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(overlayDir, "kustomization.yaml"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -37,9 +37,19 @@ spec:
   affinity:
     {{- toYaml . | nindent 4 }}
   {{- end }}
-  {{- with .Values.gateway.topologySpreadConstraints }}
   topologySpreadConstraints:
+  {{- with .Values.gateway.topologySpreadConstraints }}
     {{- toYaml . | nindent 4 }}
+  {{- else }}
+    # One gateway per node and per zone where the cluster has room.
+    {{- range list "kubernetes.io/hostname" "topology.kubernetes.io/zone" }}
+    - maxSkew: 1
+      topologyKey: {{ . }}
+      whenUnsatisfiable: ScheduleAnyway
+      labelSelector:
+        matchLabels:
+          {{- include "otelcol-mergelog.selectorLabels" (list $ "gateway") | nindent 10 }}
+    {{- end }}
   {{- end }}
   {{- with .Values.gateway.priorityClassName }}
   priorityClassName: {{ . }}

@@ -77,3 +77,10 @@ collector merges them: maps key by key, lists replaced). Called with (list $ "ag
 {{- range $files }}{{ $args = append $args (printf "--config=/etc/otelcol/%s" .) }}{{ end }}
 {{- toJson $args }}
 {{- end }}
+
+{{/* The agents' priorityClassName: agent.priorityClassName, else the chart's PriorityClass if created. */}}
+{{- define "otelcol-mergelog.agentPriorityClassName" -}}
+{{- if .Values.agent.priorityClassName }}{{ .Values.agent.priorityClassName }}
+{{- else if .Values.agent.priorityClass.create }}{{ include "otelcol-mergelog.agentName" . }}
+{{- end }}
+{{- end }}
