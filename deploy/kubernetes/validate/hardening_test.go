@@ -13,13 +13,13 @@ import (
 
 // forEachRendering runs check on each of chartVariants, once as the kustomize overlay of its
 // components and once as our chart with its values (the chart's subtests skip without helm).
-func forEachRendering(t *testing.T, check func(t *testing.T, r *rendered)) {
+func forEachRendering(t *testing.T, check func(t *testing.T, r *rendered, v chartVariant)) {
 	t.Helper()
 	for _, v := range chartVariants {
-		t.Run("kustomize/"+v.name, func(t *testing.T) { check(t, render(t, overlay(t, v.components...))) })
+		t.Run("kustomize/"+v.name, func(t *testing.T) { check(t, render(t, overlay(t, v.components...)), v) })
 		t.Run("chart/"+v.name, func(t *testing.T) {
 			helmBin(t)
-			check(t, renderChart(t, sets(v.set...)...))
+			check(t, renderChart(t, sets(v.set...)...), v)
 		})
 	}
 }
@@ -61,7 +61,7 @@ func (r *rendered) agentPod(t *testing.T) corev1.PodTemplateSpec {
 // and memory), so that node pressure evicts other pods first, and it has a priority above
 // workload pods: a PriorityClass rendered beside it, or the documented system-node-critical.
 func TestAgentScheduling(t *testing.T) {
-	forEachRendering(t, func(t *testing.T, r *rendered) {
+	forEachRendering(t, func(t *testing.T, r *rendered, _ chartVariant) {
 		pod := r.agentPod(t)
 		for _, c := range pod.Spec.Containers {
 			for _, res := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
@@ -90,7 +90,7 @@ func TestAgentScheduling(t *testing.T) {
 // gateways but never all of them; the gateway pods spread over nodes and zones without keeping
 // a small cluster from running them.
 func TestGatewayDisruptionAndSpread(t *testing.T) {
-	forEachRendering(t, func(t *testing.T, r *rendered) {
+	forEachRendering(t, func(t *testing.T, r *rendered, _ chartVariant) {
 		pod, agent := r.gatewayPod(t), r.agentPod(t)
 		replicas := int(r.gatewayReplicas())
 		var found int

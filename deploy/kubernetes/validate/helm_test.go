@@ -78,14 +78,17 @@ func sets(pairs ...string) []string {
 
 // chartVariants are the chart's values that render the kustomize base and components (by
 // name, the overlay's components and the --set arguments).
-var chartVariants = []struct {
-	name       string
-	components []string
-	set        []string
-}{
+var chartVariants = []chartVariant{
 	{"base", nil, nil},
 	{"merge", []string{mergeComponent}, []string{"merge.enabled=true"}},
 	{"merge+kafka", []string{mergeComponent, kafkaComponent}, []string{"merge.enabled=true", "kafka.enabled=true"}},
+	{"otlp-http", []string{otlpHTTPComponent}, []string{"networkPolicy.otlpHttp.enabled=true"}},
+}
+
+type chartVariant struct {
+	name       string
+	components []string
+	set        []string
 }
 
 // `helm lint --strict` passes on the chart with its defaults and with each option on.
