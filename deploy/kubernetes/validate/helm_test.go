@@ -83,6 +83,8 @@ var chartVariants = []chartVariant{
 	{"merge", []string{mergeComponent}, []string{"merge.enabled=true"}},
 	{"merge+kafka", []string{mergeComponent, kafkaComponent}, []string{"merge.enabled=true", "kafka.enabled=true"}},
 	{"otlp-http", []string{otlpHTTPComponent}, []string{"networkPolicy.otlpHttp.enabled=true"}},
+	{"mtls", []string{mtlsComponent}, []string{"mtls.enabled=true"}},
+	{"merge+mtls", []string{mergeComponent, mtlsComponent, mtlsMergeComponent}, []string{"merge.enabled=true", "mtls.enabled=true"}},
 }
 
 type chartVariant struct {
@@ -212,6 +214,7 @@ func TestChartSchemaRejects(t *testing.T) {
 		mention string
 	}{
 		{[]string{"kafka.enabled=true"}, "merge"},
+		{[]string{"mtls.enabled=true", "merge.enabled=true", "kafka.enabled=true"}, "kafka"},
 		{[]string{"image.digest=latest"}, "digest"},
 		{[]string{"gateway.replica=3"}, "replica"},
 		{[]string{"agent.goMemLimit=400MB"}, "goMemLimit"},

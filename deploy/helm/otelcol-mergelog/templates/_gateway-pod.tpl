@@ -118,8 +118,19 @@ spec:
         - name: merge-state
           mountPath: /var/lib/otelcol/merge
         {{- end }}
+        {{- if .Values.mtls.enabled }}
+        # The Secret of mtls.gatewaySecret.
+        - name: tls
+          mountPath: /etc/otelcol-tls
+          readOnly: true
+        {{- end }}
   volumes:
     - name: config
       configMap:
         name: {{ include "otelcol-mergelog.gatewayName" . }}
+    {{- if .Values.mtls.enabled }}
+    - name: tls
+      secret:
+        secretName: {{ include "otelcol-mergelog.gatewayTLSSecret" . }}
+    {{- end }}
 {{- end }}

@@ -72,6 +72,7 @@ collector merges them: maps key by key, lists replaced). Called with (list $ "ag
 {{- if $.Values.merge.enabled }}{{ $files = append $files "merge.yaml" }}{{ end }}
 {{- if $.Values.kafka.enabled }}{{ $files = append $files "kafka.yaml" }}{{ end }}
 {{- end }}
+{{- if $.Values.mtls.enabled }}{{ $files = append $files "mtls.yaml" }}{{ end }}
 {{- if (index $.Values $tier).extraConfig }}{{ $files = append $files "extra.yaml" }}{{ end }}
 {{- $args := list }}
 {{- range $files }}{{ $args = append $args (printf "--config=/etc/otelcol/%s" .) }}{{ end }}
@@ -83,4 +84,17 @@ collector merges them: maps key by key, lists replaced). Called with (list $ "ag
 {{- if .Values.agent.priorityClassName }}{{ .Values.agent.priorityClassName }}
 {{- else if .Values.agent.priorityClass.create }}{{ include "otelcol-mergelog.agentName" . }}
 {{- end }}
+{{- end }}
+
+{{/* The mtls Secrets' names and the name the agents verify (mtls.*, or their defaults). */}}
+{{- define "otelcol-mergelog.agentTLSSecret" -}}
+{{- .Values.mtls.agentSecret | default (printf "%s-tls" (include "otelcol-mergelog.agentName" .)) }}
+{{- end }}
+
+{{- define "otelcol-mergelog.gatewayTLSSecret" -}}
+{{- .Values.mtls.gatewaySecret | default (printf "%s-tls" (include "otelcol-mergelog.gatewayName" .)) }}
+{{- end }}
+
+{{- define "otelcol-mergelog.tlsServerName" -}}
+{{- .Values.mtls.serverName | default (printf "%s.%s.svc" (include "otelcol-mergelog.gatewayName" .) .Release.Namespace) }}
 {{- end }}
