@@ -85,6 +85,8 @@ var chartVariants = []chartVariant{
 	{"otlp-http", []string{otlpHTTPComponent}, []string{"networkPolicy.otlpHttp.enabled=true"}},
 	{"mtls", []string{mtlsComponent}, []string{"mtls.enabled=true"}},
 	{"merge+mtls", []string{mergeComponent, mtlsComponent, mtlsMergeComponent}, []string{"merge.enabled=true", "mtls.enabled=true"}},
+	{"gateway-namespace", []string{gatewayNSComponent}, []string{"gateway.namespace=" + gatewayNamespace}},
+	{"merge+gateway-namespace", []string{mergeComponent, gatewayNSComponent, gatewayNSMergeComponent}, []string{"merge.enabled=true", "gateway.namespace=" + gatewayNamespace}},
 }
 
 type chartVariant struct {

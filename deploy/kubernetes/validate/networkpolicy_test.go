@@ -99,10 +99,21 @@ func TestNetworkPolicies(t *testing.T) {
 		case !receivesOTLP && len(grpc.peers) > 0:
 			t.Errorf("OTLP/gRPC: the gateways receive no OTLP (Kafka), yet %d peers are admitted", len(grpc.peers))
 		}
+		agentNS := r.daemonSets[0].Namespace
 		for _, p := range grpc.peers {
-			if p.IPBlock != nil || p.NamespaceSelector != nil || p.PodSelector == nil {
-				t.Errorf("OTLP/gRPC admits %+v: want the agent pods of the release's namespace, by pod selector", p)
+			if p.IPBlock != nil || p.PodSelector == nil {
+				t.Errorf("OTLP/gRPC admits %+v: want the agent pods, by pod selector", p)
 				continue
+			}
+			// A peer without a namespace selector is of the policy's own namespace.
+			if p.NamespaceSelector == nil && r.gatewayNamespace() != agentNS {
+				t.Errorf("OTLP/gRPC admits pods of the gateways' namespace %s; the agents are in %s", r.gatewayNamespace(), agentNS)
+			}
+			if ns := p.NamespaceSelector; ns != nil {
+				sel, err := metav1.LabelSelectorAsSelector(ns)
+				if err != nil || sel.Empty() || !sel.Matches(labels.Set{"kubernetes.io/metadata.name": agentNS}) || sel.Matches(labels.Set{"kubernetes.io/metadata.name": "default"}) {
+					t.Errorf("OTLP/gRPC admits namespaces %v: want the agents' %s alone", ns, agentNS)
+				}
 			}
 			sel, err := metav1.LabelSelectorAsSelector(p.PodSelector)
 			if err != nil || !sel.Matches(labels.Set(agent.Labels)) || sel.Matches(labels.Set(gw.Labels)) {

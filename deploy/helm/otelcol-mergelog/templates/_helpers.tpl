@@ -73,6 +73,7 @@ collector merges them: maps key by key, lists replaced). Called with (list $ "ag
 {{- if $.Values.kafka.enabled }}{{ $files = append $files "kafka.yaml" }}{{ end }}
 {{- end }}
 {{- if $.Values.mtls.enabled }}{{ $files = append $files "mtls.yaml" }}{{ end }}
+{{- if and (eq $tier "agent") (include "otelcol-mergelog.gatewaySplit" $) }}{{ $files = append $files "gateway-namespace.yaml" }}{{ end }}
 {{- if (index $.Values $tier).extraConfig }}{{ $files = append $files "extra.yaml" }}{{ end }}
 {{- $args := list }}
 {{- range $files }}{{ $args = append $args (printf "--config=/etc/otelcol/%s" .) }}{{ end }}
@@ -97,4 +98,14 @@ collector merges them: maps key by key, lists replaced). Called with (list $ "ag
 
 {{- define "otelcol-mergelog.tlsServerName" -}}
 {{- .Values.mtls.serverName | default (printf "%s.%s.svc" (include "otelcol-mergelog.gatewayName" .) .Release.Namespace) }}
+{{- end }}
+
+{{/* The gateways' namespace: gateway.namespace, else the release's. */}}
+{{- define "otelcol-mergelog.gatewayNamespace" -}}
+{{- .Values.gateway.namespace | default .Release.Namespace }}
+{{- end }}
+
+{{/* "true" when the gateways are in a namespace of their own, else empty. */}}
+{{- define "otelcol-mergelog.gatewaySplit" -}}
+{{- if and .Values.gateway.namespace (ne .Values.gateway.namespace .Release.Namespace) }}true{{ end }}
 {{- end }}
