@@ -137,3 +137,34 @@ func TestNetworkPolicies(t *testing.T) {
 		}
 	})
 }
+
+// The chart's gateway alone (agent.enabled: false) admits the agents installed otherwise, named
+// by networkPolicy.otlpFrom (here the official chart's release otelcol-agent), and no others.
+func TestChartNetworkPolicyOtherAgents(t *testing.T) {
+	helmBin(t)
+	values := writeTemp(t, "values.yaml", `agent:
+  enabled: false
+networkPolicy:
+  otlpFrom:
+    - podSelector:
+        matchLabels:
+          app.kubernetes.io/instance: otelcol-agent
+`)
+	r := renderChart(t, "-f", values)
+	gw := r.gatewayPod(t)
+	grpc := r.admitted(t, gw, namedPort(t, gw.Spec.Containers[0], "otlp-grpc"))
+	admits := func(podLabels labels.Set) bool {
+		for _, p := range grpc.peers {
+			if sel, err := metav1.LabelSelectorAsSelector(p.PodSelector); err == nil && p.NamespaceSelector == nil && sel.Matches(podLabels) {
+				return true
+			}
+		}
+		return grpc.anyone
+	}
+	if !admits(labels.Set{"app.kubernetes.io/name": "opentelemetry-collector", "app.kubernetes.io/instance": "otelcol-agent"}) {
+		t.Error("the official chart's agent pods are not admitted to OTLP/gRPC")
+	}
+	if admits(labels.Set{"app.kubernetes.io/name": "checkout", "app.kubernetes.io/instance": "shop"}) {
+		t.Error("another application's pods are admitted to OTLP/gRPC")
+	}
+}
