@@ -132,16 +132,7 @@ func mountedAt(t *testing.T, component, dir string) string {
 func startTLSGateway(t *testing.T, port, promPort int, dir, out string) *collector {
 	t.Helper()
 	root := t.TempDir()
-	gw := startCollector(t, append(shippedGateway(t, root, port, fmt.Sprintf(`
-exporters:
-  file:
-    path: %q
-service:
-%s
-  pipelines:
-    logs:
-      exporters: [file]
-`, out, promTelemetry(promPort))), mountedAt(t, gatewayMTLS, dir))...)
+	gw := startCollector(t, append(shippedGateway(t, root, port, fileExport(out, promPort)), mountedAt(t, gatewayMTLS, dir))...)
 	logOnFailure(t, "gateway "+filepath.Base(out), gw)
 	return gw
 }

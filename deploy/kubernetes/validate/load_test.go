@@ -53,11 +53,36 @@ type deployment struct {
 	daemonSets      []*appsv1.DaemonSet
 	deployments     []*appsv1.Deployment
 	services        map[string]*corev1.Service
+	hardeningObjects
+	// configMaps are the generated ConfigMaps: name, then key, then the source file's path.
+	configMaps map[string]map[string]string
+}
+
+// hardeningObjects are the objects of the hardening (hardening_test.go and the tests beside it),
+// by name, as the base's manifests and rendered overlays or charts hold them.
+type hardeningObjects struct {
 	priorityClasses map[string]*schedulingv1.PriorityClass
 	budgets         map[string]*policyv1.PodDisruptionBudget
 	networkPolicies map[string]*networkingv1.NetworkPolicy
-	// configMaps are the generated ConfigMaps: name, then key, then the source file's path.
-	configMaps map[string]map[string]string
+}
+
+func newHardeningObjects() hardeningObjects {
+	return hardeningObjects{map[string]*schedulingv1.PriorityClass{}, map[string]*policyv1.PodDisruptionBudget{}, map[string]*networkingv1.NetworkPolicy{}}
+}
+
+// add keeps obj if it is of a hardening kind, and reports whether it was.
+func (h hardeningObjects) add(obj runtime.Object) bool {
+	switch o := obj.(type) {
+	case *schedulingv1.PriorityClass:
+		h.priorityClasses[o.Name] = o
+	case *policyv1.PodDisruptionBudget:
+		h.budgets[o.Name] = o
+	case *networkingv1.NetworkPolicy:
+		h.networkPolicies[o.Name] = o
+	default:
+		return false
+	}
+	return true
 }
 
 // newScheme knows the kinds used here: core/v1, apps/v1, policy/v1, scheduling/v1 and
@@ -116,12 +141,10 @@ func decodeManifest(dec runtime.Decoder, data []byte) (runtime.Object, error) {
 func load(t *testing.T) *deployment {
 	t.Helper()
 	d := &deployment{
-		serviceAccounts: map[string]*corev1.ServiceAccount{},
-		services:        map[string]*corev1.Service{},
-		priorityClasses: map[string]*schedulingv1.PriorityClass{},
-		budgets:         map[string]*policyv1.PodDisruptionBudget{},
-		networkPolicies: map[string]*networkingv1.NetworkPolicy{},
-		configMaps:      map[string]map[string]string{},
+		serviceAccounts:  map[string]*corev1.ServiceAccount{},
+		services:         map[string]*corev1.Service{},
+		hardeningObjects: newHardeningObjects(),
+		configMaps:       map[string]map[string]string{},
 	}
 	if err := yaml.UnmarshalStrict(readFile(t, "kustomization.yaml"), &d.kustomization); err != nil {
 		t.Fatalf("kustomization.yaml: %v", err)
@@ -146,14 +169,10 @@ func load(t *testing.T) *deployment {
 			d.daemonSets = append(d.daemonSets, o)
 		case *appsv1.Deployment:
 			d.deployments = append(d.deployments, o)
-		case *schedulingv1.PriorityClass:
-			d.priorityClasses[o.Name] = o
-		case *policyv1.PodDisruptionBudget:
-			d.budgets[o.Name] = o
-		case *networkingv1.NetworkPolicy:
-			d.networkPolicies[o.Name] = o
 		default:
-			t.Fatalf("%s: %T is not a kind these tests check", res, obj)
+			if !d.add(obj) {
+				t.Fatalf("%s: %T is not a kind these tests check", res, obj)
+			}
 		}
 	}
 	for _, g := range d.ConfigMapGenerator {

@@ -11,9 +11,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
-	policyv1 "k8s.io/api/policy/v1"
-	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/resmap"
@@ -71,10 +68,7 @@ type rendered struct {
 	services     map[string]*corev1.Service
 	configMaps   map[string]*corev1.ConfigMap // by name, hash suffix included
 	namespaces   map[string]*corev1.Namespace
-	// priorityClasses, budgets and networkPolicies: the hardening's objects (hardening_test.go).
-	priorityClasses map[string]*schedulingv1.PriorityClass
-	budgets         map[string]*policyv1.PodDisruptionBudget
-	networkPolicies map[string]*networkingv1.NetworkPolicy
+	hardeningObjects
 }
 
 func render(t *testing.T, kustomizationDir string) *rendered {
@@ -105,8 +99,7 @@ func kustomizeBuild(t *testing.T, kustomizationDir string) resmap.ResMap {
 func decodeRendered(t *testing.T, docs [][]byte) *rendered {
 	t.Helper()
 	r := &rendered{services: map[string]*corev1.Service{}, configMaps: map[string]*corev1.ConfigMap{},
-		namespaces: map[string]*corev1.Namespace{}, priorityClasses: map[string]*schedulingv1.PriorityClass{},
-		budgets: map[string]*policyv1.PodDisruptionBudget{}, networkPolicies: map[string]*networkingv1.NetworkPolicy{}}
+		namespaces: map[string]*corev1.Namespace{}, hardeningObjects: newHardeningObjects()}
 	dec := strictDecoder()
 	for _, doc := range docs {
 		obj, err := decodeManifest(dec, doc)
@@ -126,12 +119,8 @@ func decodeRendered(t *testing.T, docs [][]byte) *rendered {
 			r.configMaps[o.Name] = o
 		case *corev1.Namespace:
 			r.namespaces[o.Name] = o
-		case *schedulingv1.PriorityClass:
-			r.priorityClasses[o.Name] = o
-		case *policyv1.PodDisruptionBudget:
-			r.budgets[o.Name] = o
-		case *networkingv1.NetworkPolicy:
-			r.networkPolicies[o.Name] = o
+		default:
+			r.add(obj)
 		}
 	}
 	return r
