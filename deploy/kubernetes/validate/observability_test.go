@@ -64,12 +64,12 @@ func tableMetrics(t *testing.T) map[string]string {
 					if !ok {
 						continue
 					}
-					switch key := fmt.Sprint(kv.Key); {
-					case key == "Name":
+					switch fmt.Sprint(kv.Key) {
+					case "Name":
 						if b, ok := kv.Value.(*ast.BasicLit); ok {
 							name, _ = strconv.Unquote(b.Value)
 						}
-					case key == "Kind":
+					case "Kind":
 						if sel, ok := kv.Value.(*ast.SelectorExpr); ok && fmt.Sprint(sel.X) == "metrictable" {
 							kind = strings.ToLower(sel.Sel.Name)
 						}
