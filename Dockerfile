@@ -6,6 +6,8 @@
 # builder at the version the Makefile pins, then builder-config.yaml or builder-config-agent.yaml).
 # ocb compiles with CGO_ENABLED=0 (the manifests do not set dist.cgo_enabled), so the binaries are
 # static and need no libc in the image.
+# The base images are named by tag, which moves; for builds you can repeat, pin each by digest
+# (FROM <image>:<tag>@sha256:<digest>): deploy/kubernetes/README.md's Hardening says how.
 FROM golang:1.26 AS build-agent
 WORKDIR /src
 COPY . .

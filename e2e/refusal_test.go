@@ -91,6 +91,21 @@ extensions:
 %s`, grpcPort, freePort(t), rest))}
 }
 
+// fileExport is the rest of a shippedGateway: its records to the file exporter at out, its
+// metrics on promPort.
+func fileExport(out string, promPort int) string {
+	return fmt.Sprintf(`
+exporters:
+  file:
+    path: %q
+service:
+%s
+  pipelines:
+    logs:
+      exporters: [file]
+`, out, promTelemetry(promPort))
+}
+
 // writeEntries appends entries to the pod's CRI log, each "<id> " and x's up to its size, split
 // into 16 KiB pieces (P, ..., F) as the kubelet's runtime writes long lines; it returns the
 // ids with their bodies' sizes.
@@ -168,16 +183,7 @@ func TestRefusalShippedAgentToShippedGateway(t *testing.T) {
 	want := writeEntries(t, root, "e", entrySizes)
 	grpcPort, agentProm, gwProm := freePort(t), freePort(t), freePort(t)
 	out := filepath.Join(root, "gateway-out.jsonl")
-	gw := startCollector(t, shippedGateway(t, root, grpcPort, fmt.Sprintf(`
-exporters:
-  file:
-    path: %q
-service:
-%s
-  pipelines:
-    logs:
-      exporters: [file]
-`, out, promTelemetry(gwProm)))...)
+	gw := startCollector(t, shippedGateway(t, root, grpcPort, fileExport(out, gwProm))...)
 	agent := startCollector(t, shippedAgent(t, root, grpcPort, "snappy", agentProm)...)
 	logOnFailure(t, "agent", agent)
 	recs := waitRecords(t, gw, out, len(want))

@@ -13,7 +13,8 @@ import (
 // Every resource of kustomization.yaml decodes strictly into the type of its kind.
 func TestManifestsDecodeStrictly(t *testing.T) {
 	d := load(t) // fails on the first manifest that does not decode
-	if got, want := len(d.namespaces)+len(d.serviceAccounts)+len(d.services)+len(d.daemonSets)+len(d.deployments), len(d.Resources); got != want {
+	if got, want := len(d.namespaces)+len(d.serviceAccounts)+len(d.services)+len(d.daemonSets)+len(d.deployments)+
+		len(d.priorityClasses)+len(d.budgets)+len(d.networkPolicies), len(d.Resources); got != want {
 		t.Errorf("decoded %d objects from %d resources", got, want)
 	}
 }

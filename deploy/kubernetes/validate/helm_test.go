@@ -78,16 +78,23 @@ func sets(pairs ...string) []string {
 
 // chartVariants are the chart's values that render the kustomize base and components (by
 // name, the overlay's components and the --set arguments).
-var chartVariants = []struct {
-	name       string
-	components []string
-	set        []string
-}{
+var chartVariants = []chartVariant{
 	{"base", nil, nil},
 	{"merge", []string{mergeComponent}, []string{"merge.enabled=true"}},
 	{"merge+kafka", []string{mergeComponent, kafkaComponent}, []string{"merge.enabled=true", "kafka.enabled=true"}},
 	{"k8s-metadata", []string{k8sMetaComponent}, []string{"k8sMetadata.enabled=true"}},
 	{"merge+k8s-metadata", []string{mergeComponent, k8sMetaComponent}, []string{"merge.enabled=true", "k8sMetadata.enabled=true"}},
+	{"otlp-http", []string{otlpHTTPComponent}, []string{"networkPolicy.otlpHttp.enabled=true"}},
+	{"mtls", []string{mtlsComponent}, []string{"mtls.enabled=true"}},
+	{"merge+mtls", []string{mergeComponent, mtlsComponent, mtlsMergeComponent}, []string{"merge.enabled=true", "mtls.enabled=true"}},
+	{"gateway-namespace", []string{gatewayNSComponent}, []string{"gateway.namespace=" + gatewayNamespace}},
+	{"merge+gateway-namespace", []string{mergeComponent, gatewayNSComponent, gatewayNSMergeComponent}, []string{"merge.enabled=true", "gateway.namespace=" + gatewayNamespace}},
+}
+
+type chartVariant struct {
+	name       string
+	components []string
+	set        []string
 }
 
 // `helm lint --strict` passes on the chart with its defaults and with each option on.
@@ -214,6 +221,7 @@ func TestChartSchemaRejects(t *testing.T) {
 		mention string
 	}{
 		{[]string{"kafka.enabled=true"}, "merge"},
+		{[]string{"mtls.enabled=true", "merge.enabled=true", "kafka.enabled=true"}, "kafka"},
 		{[]string{"image.digest=latest"}, "digest"},
 		{[]string{"gateway.replica=3"}, "replica"},
 		{[]string{"agent.goMemLimit=400MB"}, "goMemLimit"},

@@ -20,7 +20,10 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	kyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -51,14 +54,44 @@ type deployment struct {
 	daemonSets      []*appsv1.DaemonSet
 	deployments     []*appsv1.Deployment
 	services        map[string]*corev1.Service
+	hardeningObjects
 	// configMaps are the generated ConfigMaps: name, then key, then the source file's path.
 	configMaps map[string]map[string]string
 }
 
-// newScheme knows the kinds used here: core/v1, apps/v1 and rbac/v1 (components/k8s-metadata).
+// hardeningObjects are the objects of the hardening (hardening_test.go and the tests beside it),
+// by name, as the base's manifests and rendered overlays or charts hold them.
+type hardeningObjects struct {
+	priorityClasses map[string]*schedulingv1.PriorityClass
+	budgets         map[string]*policyv1.PodDisruptionBudget
+	networkPolicies map[string]*networkingv1.NetworkPolicy
+}
+
+func newHardeningObjects() hardeningObjects {
+	return hardeningObjects{map[string]*schedulingv1.PriorityClass{}, map[string]*policyv1.PodDisruptionBudget{}, map[string]*networkingv1.NetworkPolicy{}}
+}
+
+// add keeps obj if it is of a hardening kind, and reports whether it was.
+func (h hardeningObjects) add(obj runtime.Object) bool {
+	switch o := obj.(type) {
+	case *schedulingv1.PriorityClass:
+		h.priorityClasses[o.Name] = o
+	case *policyv1.PodDisruptionBudget:
+		h.budgets[o.Name] = o
+	case *networkingv1.NetworkPolicy:
+		h.networkPolicies[o.Name] = o
+	default:
+		return false
+	}
+	return true
+}
+
+// newScheme knows the kinds used here: core/v1, apps/v1, policy/v1, scheduling/v1,
+// networking/v1 and rbac/v1 (components/k8s-metadata).
 func newScheme() *runtime.Scheme {
 	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, rbacv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, policyv1.AddToScheme,
+		schedulingv1.AddToScheme, networkingv1.AddToScheme, rbacv1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			panic(err)
 		}
@@ -109,9 +142,10 @@ func decodeManifest(dec runtime.Decoder, data []byte) (runtime.Object, error) {
 func load(t *testing.T) *deployment {
 	t.Helper()
 	d := &deployment{
-		serviceAccounts: map[string]*corev1.ServiceAccount{},
-		services:        map[string]*corev1.Service{},
-		configMaps:      map[string]map[string]string{},
+		serviceAccounts:  map[string]*corev1.ServiceAccount{},
+		services:         map[string]*corev1.Service{},
+		hardeningObjects: newHardeningObjects(),
+		configMaps:       map[string]map[string]string{},
 	}
 	if err := yaml.UnmarshalStrict(readFile(t, "kustomization.yaml"), &d.kustomization); err != nil {
 		t.Fatalf("kustomization.yaml: %v", err)
@@ -137,7 +171,9 @@ func load(t *testing.T) *deployment {
 		case *appsv1.Deployment:
 			d.deployments = append(d.deployments, o)
 		default:
-			t.Fatalf("%s: %T is not a kind these tests check", res, obj)
+			if !d.add(obj) {
+				t.Fatalf("%s: %T is not a kind these tests check", res, obj)
+			}
 		}
 	}
 	for _, g := range d.ConfigMapGenerator {

@@ -70,6 +70,8 @@ type rendered struct {
 	configMaps   map[string]*corev1.ConfigMap // by name, hash suffix included
 	clusterRoles map[string]*rbacv1.ClusterRole
 	bindings     []*rbacv1.ClusterRoleBinding
+	namespaces   map[string]*corev1.Namespace
+	hardeningObjects
 }
 
 func render(t *testing.T, kustomizationDir string) *rendered {
@@ -99,7 +101,8 @@ func kustomizeBuild(t *testing.T, kustomizationDir string) resmap.ResMap {
 // decodeRendered decodes rendered objects, one per document, strictly.
 func decodeRendered(t *testing.T, docs [][]byte) *rendered {
 	t.Helper()
-	r := &rendered{services: map[string]*corev1.Service{}, configMaps: map[string]*corev1.ConfigMap{}, clusterRoles: map[string]*rbacv1.ClusterRole{}}
+	r := &rendered{services: map[string]*corev1.Service{}, configMaps: map[string]*corev1.ConfigMap{},
+		clusterRoles: map[string]*rbacv1.ClusterRole{}, namespaces: map[string]*corev1.Namespace{}, hardeningObjects: newHardeningObjects()}
 	dec := strictDecoder()
 	for _, doc := range docs {
 		obj, err := decodeManifest(dec, doc)
@@ -121,6 +124,10 @@ func decodeRendered(t *testing.T, docs [][]byte) *rendered {
 			r.clusterRoles[o.Name] = o
 		case *rbacv1.ClusterRoleBinding:
 			r.bindings = append(r.bindings, o)
+		case *corev1.Namespace:
+			r.namespaces[o.Name] = o
+		default:
+			r.add(obj)
 		}
 	}
 	return r
@@ -377,4 +384,21 @@ func writeTemp(t *testing.T, name, text string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// readOverlay and writeOverlay read and rewrite an overlay's kustomization.yaml.
+func readOverlay(t *testing.T, overlayDir string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(overlayDir, "kustomization.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func writeOverlay(t *testing.T, overlayDir, text string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(overlayDir, "kustomization.yaml"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -195,3 +195,29 @@ service:
       # This file comes after kafka.yaml: with kafka.enabled the list keeps its transform last.
       processors: [memory_limiter, k8s_attributes{{ if .Values.kafka.enabled }}, transform/kafka_key{{ end }}]
 {{- end }}
+
+{{/*
+The agent's gateway-namespace.yaml, with the gateways in a namespace of their own
+(components/gateway-namespace, or -merge): their address and their pods' logs there.
+*/}}
+{{- define "otelcol-mergelog.agentGatewayNamespaceConfig" -}}
+{{- $ns := include "otelcol-mergelog.gatewayNamespace" . -}}
+receivers:
+  mergelog:
+    exclude:
+      - /var/log/pods/${env:K8S_NAMESPACE}_{{ include "otelcol-mergelog.agentName" . }}-*/*/*
+      - /var/log/pods/{{ $ns }}_{{ include "otelcol-mergelog.gatewayName" . }}-*/*/*
+      {{- with .Values.agent.exclude }}
+      {{- toYaml . | nindent 6 }}
+      {{- end }}
+exporters:
+{{- if .Values.merge.enabled }}
+  load_balancing:
+    resolver:
+      dns:
+        hostname: {{ include "otelcol-mergelog.gatewayName" . }}-headless.{{ $ns }}.svc
+{{- else }}
+  otlp_grpc:
+    endpoint: {{ include "otelcol-mergelog.gatewayName" . }}.{{ $ns }}.svc:4317
+{{- end }}
+{{- end }}

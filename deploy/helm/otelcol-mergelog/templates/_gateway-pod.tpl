@@ -37,9 +37,19 @@ spec:
   affinity:
     {{- toYaml . | nindent 4 }}
   {{- end }}
-  {{- with .Values.gateway.topologySpreadConstraints }}
   topologySpreadConstraints:
+  {{- with .Values.gateway.topologySpreadConstraints }}
     {{- toYaml . | nindent 4 }}
+  {{- else }}
+    # One gateway per node and per zone where the cluster has room.
+    {{- range list "kubernetes.io/hostname" "topology.kubernetes.io/zone" }}
+    - maxSkew: 1
+      topologyKey: {{ . }}
+      whenUnsatisfiable: ScheduleAnyway
+      labelSelector:
+        matchLabels:
+          {{- include "otelcol-mergelog.selectorLabels" (list $ "gateway") | nindent 10 }}
+    {{- end }}
   {{- end }}
   {{- with .Values.gateway.priorityClassName }}
   priorityClassName: {{ . }}
@@ -108,8 +118,19 @@ spec:
         - name: merge-state
           mountPath: /var/lib/otelcol/merge
         {{- end }}
+        {{- if .Values.mtls.enabled }}
+        # The Secret of mtls.gatewaySecret.
+        - name: tls
+          mountPath: /etc/otelcol-tls
+          readOnly: true
+        {{- end }}
   volumes:
     - name: config
       configMap:
         name: {{ include "otelcol-mergelog.gatewayName" . }}
+    {{- if .Values.mtls.enabled }}
+    - name: tls
+      secret:
+        secretName: {{ include "otelcol-mergelog.gatewayTLSSecret" . }}
+    {{- end }}
 {{- end }}

@@ -74,8 +74,40 @@ collector merges them: maps key by key, lists replaced). Called with (list $ "ag
 {{- if $.Values.kafka.enabled }}{{ $files = append $files "kafka.yaml" }}{{ end }}
 {{- if $.Values.k8sMetadata.enabled }}{{ $files = append $files "k8s-metadata.yaml" }}{{ end }}
 {{- end }}
+{{- if $.Values.mtls.enabled }}{{ $files = append $files "mtls.yaml" }}{{ end }}
+{{- if and (eq $tier "agent") (include "otelcol-mergelog.gatewaySplit" $) }}{{ $files = append $files "gateway-namespace.yaml" }}{{ end }}
 {{- if (index $.Values $tier).extraConfig }}{{ $files = append $files "extra.yaml" }}{{ end }}
 {{- $args := list }}
 {{- range $files }}{{ $args = append $args (printf "--config=/etc/otelcol/%s" .) }}{{ end }}
 {{- toJson $args }}
+{{- end }}
+
+{{/* The agents' priorityClassName: agent.priorityClassName, else the chart's PriorityClass if created. */}}
+{{- define "otelcol-mergelog.agentPriorityClassName" -}}
+{{- if .Values.agent.priorityClassName }}{{ .Values.agent.priorityClassName }}
+{{- else if .Values.agent.priorityClass.create }}{{ include "otelcol-mergelog.agentName" . }}
+{{- end }}
+{{- end }}
+
+{{/* The mtls Secrets' names and the name the agents verify (mtls.*, or their defaults). */}}
+{{- define "otelcol-mergelog.agentTLSSecret" -}}
+{{- .Values.mtls.agentSecret | default (printf "%s-tls" (include "otelcol-mergelog.agentName" .)) }}
+{{- end }}
+
+{{- define "otelcol-mergelog.gatewayTLSSecret" -}}
+{{- .Values.mtls.gatewaySecret | default (printf "%s-tls" (include "otelcol-mergelog.gatewayName" .)) }}
+{{- end }}
+
+{{- define "otelcol-mergelog.tlsServerName" -}}
+{{- .Values.mtls.serverName | default (printf "%s.%s.svc" (include "otelcol-mergelog.gatewayName" .) .Release.Namespace) }}
+{{- end }}
+
+{{/* The gateways' namespace: gateway.namespace, else the release's. */}}
+{{- define "otelcol-mergelog.gatewayNamespace" -}}
+{{- .Values.gateway.namespace | default .Release.Namespace }}
+{{- end }}
+
+{{/* "true" when the gateways are in a namespace of their own, else empty. */}}
+{{- define "otelcol-mergelog.gatewaySplit" -}}
+{{- if and .Values.gateway.namespace (ne .Values.gateway.namespace .Release.Namespace) }}true{{ end }}
 {{- end }}
