@@ -57,27 +57,14 @@ func startPresetSteady(dir, pods string, g *seqGateway) (*agent, error) {
 	return startCollectorSteady(dir, pods, "file_log", presetConfig, presetJSON, g)
 }
 
-// startCollectorSteady starts a collector with base rewritten for the run (agentConfigs) and
-// extra merged over it, under the pod's limits (startAgent).
+// startCollectorSteady starts a collector as the node test does (startRunAgent), with extra
+// merged over its config.
 func startCollectorSteady(dir, pods, name, base, extra string, g *seqGateway) (*agent, error) {
-	healthPort, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	promPort, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	configs, err := agentConfigs(dir, name, base, pods, g.grpcAddr, healthPort, promPort)
-	if err != nil {
-		return nil, err
-	}
 	path := filepath.Join(dir, name+"-json.yaml")
 	if err := os.WriteFile(path, []byte(extra), 0o600); err != nil {
 		return nil, err
 	}
-	return startAgent(name, agentBin(base), filepath.Join(dir, name+".log"), stateDir(dir, name), promPort,
-		append(configs, path)...)
+	return startRunAgent(dir, name, base, pods, g.grpcAddr, path)
 }
 
 // fluentBitConfig runs Fluent Bit as its docs and chart run it as a node agent (and as

@@ -27,11 +27,15 @@ func steadyTable(results []steadyResult) string {
 			steadyAbout(r.agent), r.cores, perM, mib(r.peak), mib(r.avgRSS), mib(r.anonPeak), lost, r.tally.written,
 			r.tally.duplicated, r.catchUp.Seconds())
 	}
+	if len(results) > 0 {
+		l := results[0].load
+		fmt.Fprintf(&b, "\n%d pods at %d lines/s in all for %s, kubelet rotating at %s/%d files/%s; each agent's run:\n",
+			l.pods, l.rate, l.duration, steadyMaxSize, steadyMaxFiles, steadyMonitor)
+	}
 	for _, r := range results {
-		fmt.Fprintf(&b, "\n%s: %d pods, %.0f lines/s written (%.0f B a line, %.1f MB/s), %s, %d rotations by kubelet (%s/%d/%s), %d pod-seconds written late, %d records without a sequence_id",
-			r.agent, r.load.pods, r.rate, float64(r.bytes)/float64(max(r.tally.written, 1)),
-			r.rate*float64(r.bytes)/float64(max(r.tally.written, 1))/1e6, r.load.duration, r.rotations,
-			steadyMaxSize, steadyMaxFiles, steadyMonitor, r.late, r.tally.unnumbered)
+		line := float64(r.bytes) / float64(max(r.tally.written, 1))
+		fmt.Fprintf(&b, "- %s: %.0f lines/s written (%.0f B a line, %.2f MB/s), %d rotations, %d pod-seconds written late, %d records without a sequence_id\n",
+			r.agent, r.rate, line, r.rate*line/1e6, r.rotations, r.late, r.tally.unnumbered)
 	}
 	b.WriteString("\n")
 	return b.String()

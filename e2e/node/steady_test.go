@@ -151,19 +151,16 @@ func runSteady(ctx context.Context, dir string, sa steadyAgent, load steadyLoad,
 // startGenPods starts load.pods containers, one per pod, each with its generator, and adds
 // them to rt.
 func startGenPods(rt *criRuntime, j *journal, dir, pods string, load steadyLoad, seed uint64) ([]*genPod, error) {
-	var gens []*genPod
-	for i := range load.pods {
-		id := fmt.Sprintf("g%02d", i)
+	cs, err := startPods(rt, j, dir, load.pods, func(i int) (string, string, string) {
 		pod := fmt.Sprintf("bench_log-generator-%02d_00000000-0000-0000-0000-0000000001%02d", i, i)
-		c, err := startContainer(id, "log-generator", filepath.Join(pods, pod, "log-generator", "0.log"), filepath.Join(dir, "fifo"), j)
-		if err != nil {
-			for _, p := range gens {
-				p.c.stop()
-			}
-			return nil, err
-		}
-		rt.add(c)
-		gens = append(gens, newGenPod(c, i, load.pods, load.rate/load.pods, seed))
+		return fmt.Sprintf("g%02d", i), "log-generator", filepath.Join(pods, pod, "log-generator", "0.log")
+	})
+	if err != nil {
+		return nil, err
+	}
+	gens := make([]*genPod, len(cs))
+	for i, c := range cs {
+		gens[i] = newGenPod(c, i, load.pods, load.rate/load.pods, seed)
 	}
 	return gens, nil
 }
