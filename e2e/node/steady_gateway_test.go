@@ -130,10 +130,8 @@ func (g *seqGateway) add(ld plog.Logs) {
 func (g *seqGateway) count(lr plog.LogRecord) {
 	g.records++
 	seq, ok := seqOfValue(lr.Body())
-	if !ok {
-		v, found := lr.Attributes().Get("sequence_id")
+	if v, found := lr.Attributes().Get("sequence_id"); !ok && found {
 		seq, ok = seqOfValue(v)
-		ok = ok && found
 	}
 	if !ok || seq < 0 {
 		g.unnumbered++
