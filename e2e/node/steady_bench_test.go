@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +17,8 @@ import (
 // reports each one's average cores, peak and average RSS, peak RssAnon and lines lost, and
 // fails only if ours loses a line. NODE_STEADY_RATE and NODE_STEADY_DURATION change the
 // load; NODE_STEADY_RAMP=1 doubles the rate from NODE_STEADY_RATE until each agent loses or
-// falls behind, and reports the highest rate each sustained.
+// falls behind, and reports the highest rate each sustained. NODE_STEADY_AGENTS (names, comma
+// separated: mergelog, file_log, fluent-bit) runs only those.
 func TestSteady(t *testing.T) {
 	if os.Getenv("NODE_STEADY") == "" {
 		t.Skip("NODE_STEADY is not set: `make bench-steady` runs this")
@@ -50,6 +52,9 @@ func TestSteady(t *testing.T) {
 	}
 	var results []steadyResult
 	for _, sa := range steadyAgents() {
+		if !steadySelected(sa.name) {
+			continue
+		}
 		res := steadyRun(t, sa, load, seed)
 		results = append(results, res)
 		if res.tally.missing > 0 || res.incomplete {
@@ -87,8 +92,11 @@ const rampLag = 5 * time.Second
 func rampSteady(t *testing.T, load steadyLoad, seed uint64) {
 	t.Helper()
 	var b strings.Builder
-	b.WriteString("| agent | highest rate kept up, nothing lost (lines/s) | its cores | its peak RSS MiB | the next rate | why it stopped |\n|---|---|---|---|---|---|\n")
+	b.WriteString("| agent | highest rate kept up, nothing lost (lines/s) | its cores | its CPU s per M lines | its peak RSS MiB | the next rate | why it stopped |\n|---|---|---|---|---|---|---|\n")
 	for _, sa := range steadyAgents() {
+		if !steadySelected(sa.name) {
+			continue
+		}
 		var best steadyResult
 		l := load
 		for {
@@ -101,7 +109,8 @@ func rampSteady(t *testing.T, load steadyLoad, seed uint64) {
 				if best.agent != "" {
 					bestRate = fmt.Sprint(best.load.rate)
 				}
-				fmt.Fprintf(&b, "| %s | %s | %.3f | %.0f | %d | %s |\n", sa.name, bestRate, best.cores, mib(best.peak), l.rate, why)
+				fmt.Fprintf(&b, "| %s | %s | %.3f | %.2f | %.0f | %d | %s |\n", sa.name, bestRate, best.cores, cpuPerMillion(best),
+					mib(best.peak), l.rate, why)
 				break
 			}
 			best = res
@@ -117,9 +126,15 @@ func rampVerdict(res steadyResult) string {
 	case res.rate < 0.95*float64(res.load.rate) || res.late > 0:
 		return fmt.Sprintf("the writers wrote %.0f lines/s (%d pod-seconds late): the machine's limit, not the agent's", res.rate, res.late)
 	case res.tally.missing > 0 || res.incomplete:
-		return fmt.Sprintf("lost %d lines", res.tally.missing)
+		return fmt.Sprintf("lost %d of %d lines (nothing more arrived in %s)", res.tally.missing, res.tally.written, steadyQuiet)
 	case res.catchUp > rampLag:
 		return fmt.Sprintf("fell behind: the last line arrived %.1f s after the writing", res.catchUp.Seconds())
 	}
 	return ""
+}
+
+// steadySelected reports whether agent name is to run: NODE_STEADY_AGENTS names it, or is unset.
+func steadySelected(name string) bool {
+	list := os.Getenv("NODE_STEADY_AGENTS")
+	return list == "" || slices.Contains(strings.Split(list, ","), name)
 }

@@ -9,6 +9,14 @@ import (
 
 func mib(n int64) float64 { return float64(n) / (1 << 20) }
 
+// cpuPerMillion is a run's CPU seconds per million lines written, its catch-up included.
+func cpuPerMillion(r steadyResult) float64 {
+	if r.tally.written == 0 {
+		return 0
+	}
+	return r.cpuAll.Seconds() / (float64(r.tally.written) / 1e6)
+}
+
 // steadyTable is the benchmark's table: one row per agent, then the workload.
 func steadyTable(results []steadyResult) string {
 	var b strings.Builder
@@ -19,12 +27,8 @@ func steadyTable(results []steadyResult) string {
 		if r.incomplete {
 			lost += " (gave up waiting)"
 		}
-		perM := 0.0
-		if r.tally.written > 0 {
-			perM = r.cpuAll.Seconds() / (float64(r.tally.written) / 1e6)
-		}
 		fmt.Fprintf(&b, "| %s | %.3f | %.2f | %.1f | %.1f | %.1f | %s of %d | %d | %.1f |\n",
-			steadyAbout(r.agent), r.cores, perM, mib(r.peak), mib(r.avgRSS), mib(r.anonPeak), lost, r.tally.written,
+			steadyAbout(r.agent), r.cores, cpuPerMillion(r), mib(r.peak), mib(r.avgRSS), mib(r.anonPeak), lost, r.tally.written,
 			r.tally.duplicated, r.catchUp.Seconds())
 	}
 	if len(results) > 0 {
