@@ -23,7 +23,7 @@ MODULES   := . bench deploy/kubernetes/validate e2e/node e2e/k8smeta
 SOURCES   := $(shell find . \( -path ./_build -o -path ./bench -o -path ./deploy -o -path ./e2e \) -prune \
 	-o -name '*.go' ! -name '*_test.go' -print) go.mod go.sum
 
-.PHONY: run otelcol agent test test-loaded unit e2e validate k8s node soak bench bench-agent bench-idle bench-idle-rss bench-mergelog lint vuln fuzz fuzz-ci clean
+.PHONY: run otelcol agent test test-loaded unit e2e validate k8s node soak bench bench-agent bench-steady bench-idle bench-idle-rss bench-mergelog lint vuln fuzz fuzz-ci clean
 
 run: $(COLLECTOR)
 	./scripts/run-sample.sh $(COLLECTOR) configs/run.yaml
@@ -122,6 +122,20 @@ bench-agent: $(COLLECTOR)
 
 bench:
 	./scripts/bench.sh
+
+# The node agents at a steady rate (e2e/node TestSteady): VictoriaMetrics' log-collectors-benchmark
+# workload (10 pods writing its generator's JSON lines, 10 000 lines/s in all, through containerd's
+# CRI loggers, kubelet rotating at 10Mi) read for 60 s by ours (the agent's build, shipped config +
+# json_parser), the helm preset + json_parser (the full build) and Fluent Bit (FLUENT_BIT, skipped
+# where absent), one after the other; the table is printed. NODE_STEADY_RATE, NODE_STEADY_DURATION
+# change the load; NODE_STEADY_RAMP=1 doubles the rate until each agent loses or falls behind.
+FLUENT_BIT ?= ../shared/third_party/fluent-bit/fluent-bit
+bench-steady: $(COLLECTOR) $(AGENT)
+	@rm -f $(BUILD)/steady-report.md
+	cd e2e/node && OTELCOL_BIN=$(abspath $(COLLECTOR)) OTELCOL_AGENT_BIN=$(abspath $(AGENT)) \
+		FLUENT_BIT_BIN=$(if $(wildcard $(FLUENT_BIT)),$(abspath $(FLUENT_BIT))) NODE_STEADY=1 \
+		NODE_REPORT=$(abspath $(BUILD))/steady-report.md \
+		$(GO) test -count=1 -timeout 2h -run 'TestSteady$$' .; status=$$?; cat $(abspath $(BUILD))/steady-report.md 2>/dev/null; exit $$status
 
 # CPU while following 1 000 and 10 000 files, idle and with a trickle into every tenth file: contrib's
 # file_log, then ours with directory watches, then ours without, in-process, medians of 3 runs.

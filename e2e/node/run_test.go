@@ -136,7 +136,9 @@ func runNode(ctx context.Context, dir string, s setting, seed uint64) (runStats,
 	return stats, outs, nil
 }
 
-func startRunAgent(dir, name, config, pods, gatewayAddr string) (*agent, error) {
+// startRunAgent starts agent name with its base config rewritten for the run (agentConfigs) and
+// the files extra merged over it.
+func startRunAgent(dir, name, config, pods, gatewayAddr string, extra ...string) (*agent, error) {
 	healthPort, err := freePort()
 	if err != nil {
 		return nil, err
@@ -151,30 +153,47 @@ func startRunAgent(dir, name, config, pods, gatewayAddr string) (*agent, error) 
 	}
 	// A diagnosis run may change the shipped agent's config: NODE_AGENT_CONFIG names a file
 	// merged over it (say, watch.enabled false).
-	if extra := os.Getenv("NODE_AGENT_CONFIG"); extra != "" && config == shippedConfig {
-		configs = append(configs, extra)
+	if diag := os.Getenv("NODE_AGENT_CONFIG"); diag != "" && config == shippedConfig {
+		configs = append(configs, diag)
 	}
+	configs = append(configs, extra...)
 	return startAgent(name, agentBin(config), filepath.Join(dir, name+".log"), stateDir(dir, name), promPort, configs...)
 }
 
 // startApps starts s.containers containers, one per pod, each with its app, and adds them to
 // rt.
 func startApps(rt *criRuntime, j *journal, dir, pods string, s setting, seed uint64) ([]*app, error) {
-	var apps []*app
-	for i := range s.containers {
-		id := fmt.Sprintf("c%02d", i)
+	cs, err := startPods(rt, j, dir, s.containers, func(i int) (string, string, string) {
 		pod := fmt.Sprintf("e2e_app-%02d_00000000-0000-0000-0000-0000000000%02d", i, i)
-		c, err := startContainer(id, "app", filepath.Join(pods, pod, "app", "0.log"), filepath.Join(dir, "fifo"), j)
+		return fmt.Sprintf("c%02d", i), "app", filepath.Join(pods, pod, "app", "0.log")
+	})
+	if err != nil {
+		return nil, err
+	}
+	apps := make([]*app, len(cs))
+	for i, c := range cs {
+		apps[i] = &app{c: c, load: s.load, rng: rand.New(rand.NewPCG(seed, uint64(i)))}
+	}
+	return apps, nil
+}
+
+// startPods starts n containers, container i with the id, name and log path layout gives it,
+// and adds them to rt; if one fails, it stops those started.
+func startPods(rt *criRuntime, j *journal, dir string, n int, layout func(i int) (id, name, logPath string)) ([]*container, error) {
+	var cs []*container
+	for i := range n {
+		id, name, logPath := layout(i)
+		c, err := startContainer(id, name, logPath, filepath.Join(dir, "fifo"), j)
 		if err != nil {
-			for _, a := range apps {
-				a.c.stop()
+			for _, c := range cs {
+				c.stop()
 			}
 			return nil, err
 		}
 		rt.add(c)
-		apps = append(apps, &app{c: c, load: s.load, rng: rand.New(rand.NewPCG(seed, uint64(i)))})
+		cs = append(cs, c)
 	}
-	return apps, nil
+	return cs, nil
 }
 
 // writeAndKill runs the apps for s.duration, killing each agent s.kills times at random moments
