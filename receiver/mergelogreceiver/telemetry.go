@@ -20,7 +20,7 @@ type receiverTelemetry struct {
 	// Each measurement names the receiver, as the collector's own receiver metrics do, so that
 	// two mergelog receivers are told apart.
 	self, permanent, retryable metric.MeasurementOption
-	// The checkpoint writes', by whether they failed.
+	// The checkpoint writes' attributes: failed or not.
 	wrote, writeFailed  metric.MeasurementOption
 	dropped             [refusal.Other + 1]metric.MeasurementOption // by class
 	counts              counts
