@@ -185,7 +185,7 @@ func TestMTLS(t *testing.T) {
 	}
 	// The names the dashboard and the alerts use (deploy/observability), as this endpoint
 	// serves them: ours and the collector's.
-	for _, name := range []string{"otelcol_receiver_mergelog_bytes_read", "otelcol_receiver_mergelog_files_open", "otelcol_exporter_in_flight_requests"} {
+	for _, name := range []string{"otelcol_receiver_mergelog_bytes_read", "otelcol_receiver_mergelog_files_open", "otelcol_receiver_mergelog_read_lag", "otelcol_exporter_in_flight_requests"} {
 		if !hasSeries(m, name) {
 			t.Errorf("the agent serves no series %s", name)
 		}
@@ -199,6 +199,9 @@ func TestMTLS(t *testing.T) {
 		return len(recs) >= len(want)
 	})
 	checkOnce(t, arrived(t, recs, want), want)
+	testkit.WaitUntil(t, time.Minute, "the agent's checkpoint writes served, a bool attribute as its label", func() bool {
+		return scrape(t, agentProm).sum("otelcol_receiver_mergelog_checkpoint_writes", `failed="false"`) > 0
+	})
 	if !hasSeries(scrape(t, gwProm), "otelcol_receiver_accepted_log_records") {
 		t.Error("the gateway serves no series otelcol_receiver_accepted_log_records")
 	}

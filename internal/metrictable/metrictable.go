@@ -18,11 +18,11 @@ import (
 // Kind is the instrument a metric is recorded with, as the READMEs' telemetry tables name it.
 type Kind string
 
-// The kinds, each with the one field type New creates it into.
+// The kinds, each with the field types New creates it into.
 const (
 	Counter       Kind = "counter"       // metric.Int64Counter
 	UpDownCounter Kind = "updowncounter" // metric.Int64UpDownCounter
-	Gauge         Kind = "gauge"         // metric.Int64Gauge
+	Gauge         Kind = "gauge"         // metric.Int64Gauge, or metric.Float64Gauge for a fraction (of a second)
 	Histogram     Kind = "histogram"     // metric.Float64Histogram
 )
 
@@ -104,6 +104,7 @@ var kinds = map[reflect.Type]Kind{
 	reflect.TypeFor[metric.Int64Counter]():       Counter,
 	reflect.TypeFor[metric.Int64UpDownCounter](): UpDownCounter,
 	reflect.TypeFor[metric.Int64Gauge]():         Gauge,
+	reflect.TypeFor[metric.Float64Gauge]():       Gauge,
 	reflect.TypeFor[metric.Float64Histogram]():   Histogram,
 }
 
@@ -124,6 +125,8 @@ func create(meter metric.Meter, m Metric, stability component.StabilityLevel, fi
 		*f, err = meter.Int64UpDownCounter(m.Name, desc, unit)
 	case *metric.Int64Gauge:
 		*f, err = meter.Int64Gauge(m.Name, desc, unit)
+	case *metric.Float64Gauge:
+		*f, err = meter.Float64Gauge(m.Name, desc, unit)
 	case *metric.Float64Histogram:
 		opts := []metric.Float64HistogramOption{desc, unit}
 		if m.Buckets != nil {

@@ -23,6 +23,7 @@ var table = metrictable.Table[builder]{
 		{Name: "otelcol_widget_bytes_read", Kind: metrictable.Counter, Unit: "By", Attributes: []string{"receiver"}, Description: "Bytes read"},
 		{Name: "otelcol_widget_records_held", Kind: metrictable.UpDownCounter, Unit: "{record}", Description: "Records held"},
 		{Name: "otelcol_widget_hold_duration", Kind: metrictable.Histogram, Unit: "s", Buckets: []float64{0.1, 1}, Description: "Longest hold"},
+		{Name: "otelcol_widget_read_lag", Kind: metrictable.Gauge, Unit: "s", Description: "Lag"},
 	},
 }
 
@@ -31,6 +32,7 @@ type builder struct {
 	WidgetBytesRead    metric.Int64Counter
 	WidgetRecordsHeld  metric.Int64UpDownCounter
 	WidgetHoldDuration metric.Float64Histogram
+	WidgetReadLag      metric.Float64Gauge
 }
 
 // What New creates is what the table says: name, description with the stability, unit, kind
@@ -47,6 +49,7 @@ func TestNew(t *testing.T) {
 	b.WidgetBytesRead.Add(ctx, 10, metric.WithAttributes(attribute.String("receiver", "widget")))
 	b.WidgetRecordsHeld.Add(ctx, -2)
 	b.WidgetHoldDuration.Record(ctx, 0.5)
+	b.WidgetReadLag.Record(ctx, 1.5)
 	var rm metricdata.ResourceMetrics
 	require.NoError(t, reader.Collect(ctx, &rm))
 	require.Len(t, rm.ScopeMetrics, 1)
@@ -61,6 +64,7 @@ func TestNew(t *testing.T) {
 		assert.Equal(t, m.Unit, got[m.Name].Unit, m.Name)
 	}
 	assert.IsType(t, metricdata.Gauge[int64]{}, got["otelcol_widget_files_open"].Data)
+	assert.Equal(t, 1.5, got["otelcol_widget_read_lag"].Data.(metricdata.Gauge[float64]).DataPoints[0].Value)
 	assert.True(t, got["otelcol_widget_bytes_read"].Data.(metricdata.Sum[int64]).IsMonotonic)
 	assert.False(t, got["otelcol_widget_records_held"].Data.(metricdata.Sum[int64]).IsMonotonic)
 	assert.Equal(t, []float64{0.1, 1}, got["otelcol_widget_hold_duration"].Data.(metricdata.Histogram[float64]).DataPoints[0].Bounds)

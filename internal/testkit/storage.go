@@ -13,16 +13,19 @@ import (
 
 // MemStorage is an in-memory storage extension whose clients all share one map, so that a
 // component started again with the same MemStorage finds what the last one stored, as with
-// file_storage across a restart. It counts the writes, and Freeze makes it a process that died:
-// writes seem to succeed and store nothing.
+// file_storage across a restart. It counts the writes; Freeze makes it a process that died
+// (writes seem to succeed and store nothing), Fail a storage that refuses them.
 type MemStorage struct {
 	component.StartFunc
 	component.ShutdownFunc
-	mu     sync.Mutex
-	data   map[string][]byte
-	sets   int // Set calls and Set operations stored
-	bytes  int // their value bytes
-	frozen bool
+	mu      sync.Mutex
+	data    map[string][]byte
+	sets    int // Set calls and Set operations stored
+	bytes   int // their value bytes
+	batches int // Batch calls that ran
+	refused int // Batch calls refused (Fail)
+	frozen  bool
+	fail    error // what Batch returns, storing nothing
 }
 
 var (
@@ -66,10 +69,16 @@ func (m *MemStorage) Delete(_ context.Context, key string) error {
 	return nil
 }
 
-// Batch runs the operations in order under one lock, as one transaction.
+// Batch runs the operations in order under one lock, as one transaction; while Fail holds an
+// error, it returns it and runs none.
 func (m *MemStorage) Batch(_ context.Context, ops ...*storage.Operation) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.fail != nil {
+		m.refused++
+		return m.fail
+	}
+	m.batches++
 	for _, op := range ops {
 		switch op.Type {
 		case storage.Get:
@@ -90,6 +99,21 @@ func (m *MemStorage) Writes() (sets, bytes int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.sets, m.bytes
+}
+
+// Batches returns how many Batch calls succeeded, and how many failed.
+func (m *MemStorage) Batches() (ok, failed int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.batches, m.refused
+}
+
+// Fail makes every later Batch return err and store nothing, as a storage that refuses writes
+// (a full disk); Fail(nil) ends it.
+func (m *MemStorage) Fail(err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.fail = err
 }
 
 // Freeze makes every later write seem to succeed and store nothing, as if the process had died

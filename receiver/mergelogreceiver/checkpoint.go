@@ -87,6 +87,7 @@ func (c *checkpoints) repay(f *tailedFile, committed int64) {
 type checkpointStore struct {
 	client  storage.Client
 	logger  *zap.Logger
+	counts  *counts         // of the writes, done and failed
 	stored  map[uint64]bool // identities that have a key
 	legacy  bool            // legacyKey is still there
 	reindex bool            // the index could not be decoded: the next write replaces it
@@ -96,9 +97,9 @@ type checkpointStore struct {
 	gone    map[uint64]bool
 }
 
-func newCheckpointStore(client storage.Client, logger *zap.Logger) *checkpointStore {
+func newCheckpointStore(client storage.Client, logger *zap.Logger, counts *counts) *checkpointStore {
 	return &checkpointStore{
-		client: client, logger: logger,
+		client: client, logger: logger, counts: counts,
 		stored: map[uint64]bool{}, pending: map[uint64][]byte{}, gone: map[uint64]bool{},
 	}
 }
@@ -211,10 +212,12 @@ func (s *checkpointStore) write(ctx context.Context, changes filetrack.Changes) 
 		ops = append(ops, storage.DeleteOperation(legacyKey))
 	}
 	if err := s.client.Batch(ctx, ops...); err != nil {
+		s.counts.checkpointFailed++
 		s.logger.Error("Writing the checkpoint failed; the stored offsets stay behind for now",
 			zap.Error(err))
 		return false
 	}
+	s.counts.checkpointWrites++
 	for id := range s.pending {
 		s.stored[id] = true
 	}

@@ -71,7 +71,7 @@ func TestCheckpointWritesAreProportionalToWhatChanged(t *testing.T) {
 func wholeCheckpointSize(t *testing.T, m *testkit.MemStorage) int {
 	t.Helper()
 	var ids []checkpoint.Identity
-	_, err := newCheckpointStore(m, zap.NewNop()).load(context.Background(), CorruptCheckpointFail, func(all []checkpoint.Identity) error {
+	_, err := newCheckpointStore(m, zap.NewNop(), &counts{}).load(context.Background(), CorruptCheckpointFail, func(all []checkpoint.Identity) error {
 		ids = all
 		return nil
 	})

@@ -66,6 +66,9 @@ type readState struct {
 	drained bool // Next reached io.EOF since the tracker last handed the file out
 	done    bool // read to its end: flushed, merge input finished
 	blocked bool // holds max_held_per_file entries in the merge window
+	// waiting is when a poll handed the file out with data not yet read (the read lag counts
+	// from it); zero once it is read to io.EOF.
+	waiting time.Time
 }
 
 // lists says which of its owners' lists a file is on, so that it goes on each once.

@@ -64,6 +64,9 @@ func (rd *reading) pollIfDue(ctx context.Context, now time.Time) {
 		}
 		f.file = file
 		f.state.drained = false
+		if f.state.waiting.IsZero() {
+			f.state.waiting = now // new data, or a new file: unread since this poll
+		}
 		if f.state.done && !file.Finished() {
 			// Its file went away and was finished, and is back: read on, as a new merge input.
 			f.state.done = false
@@ -147,7 +150,7 @@ func (rd *reading) readFile(ctx context.Context, f *tailedFile) (more bool) {
 		if err != nil {
 			// io.EOF: nothing more for now. Another error ends the file, and the tracker
 			// has logged it.
-			f.state.drained = true
+			f.state.drained, f.state.waiting = true, time.Time{}
 			rd.split.awaitRest(f, now)
 			if !f.on.idle {
 				rd.idle = append(rd.idle, f)
@@ -280,4 +283,22 @@ func (rd *reading) unblock() (unblocked bool) {
 		}
 	}
 	return unblocked
+}
+
+// lag is how long the file that has waited longest has had data not yet read: since the poll
+// that handed it out after it was last read to io.EOF. It is zero when every file is read to the
+// end of its data. Only files in order can wait: a poll puts every file it hands out there, and
+// compact takes out those drained.
+func (rd *reading) lag(now time.Time) time.Duration {
+	var oldest time.Time
+	for _, f := range rd.order {
+		w := f.state.waiting
+		if !w.IsZero() && !f.state.done && (oldest.IsZero() || w.Before(oldest)) {
+			oldest = w
+		}
+	}
+	if oldest.IsZero() {
+		return 0
+	}
+	return now.Sub(oldest)
 }

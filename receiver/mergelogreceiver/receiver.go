@@ -111,7 +111,7 @@ func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error
 		if err != nil {
 			return errors.Join(err, tracker.Close())
 		}
-		r.checkpoints.store = newCheckpointStore(client, r.set.Logger)
+		r.checkpoints.store = newCheckpointStore(client, r.set.Logger, &r.tel.counts)
 		discarded, err := r.checkpoints.store.load(ctx, r.cfg.OnCorruptCheckpoint, tracker.Restore)
 		if err != nil {
 			return errors.Join(err, client.Close(ctx), tracker.Close())
@@ -284,9 +284,10 @@ func (r *mergelogReceiver) warnMaxBytes() {
 }
 
 func (r *mergelogReceiver) flushTelemetry() {
+	lag := r.read.lag(time.Now())
 	if r.merge != nil {
-		r.tel.flush(r.read.tracker, r.merge.window)
+		r.tel.flush(r.read.tracker, r.merge.window, lag)
 		return
 	}
-	r.tel.flush(r.read.tracker, nil)
+	r.tel.flush(r.read.tracker, nil, lag)
 }

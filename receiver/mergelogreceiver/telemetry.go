@@ -2,6 +2,7 @@ package mergelogreceiver
 
 import (
 	"context"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -19,10 +20,12 @@ type receiverTelemetry struct {
 	// Each measurement names the receiver, as the collector's own receiver metrics do, so that
 	// two mergelog receivers are told apart.
 	self, permanent, retryable metric.MeasurementOption
-	dropped                    [refusal.Other + 1]metric.MeasurementOption // by class
-	counts                     counts
-	lateSeen                   int64 // window.Late() at the last flush
-	bytesSeen, lostSeen        int64 // the tracker's BytesRead and BytesLost at the last flush
+	// The checkpoint writes' attributes: failed or not.
+	wrote, writeFailed  metric.MeasurementOption
+	dropped             [refusal.Other + 1]metric.MeasurementOption // by class
+	counts              counts
+	lateSeen            int64 // window.Late() at the last flush
+	bytesSeen, lostSeen int64 // the tracker's BytesRead and BytesLost at the last flush
 }
 
 // counts accumulates between two flushes.
@@ -30,15 +33,19 @@ type counts struct {
 	emitted, untimed int64
 	partialsCut      int64 // unfinished entries emitted for max_partial_bytes
 	unjoined         int64 // split lines emitted without their rest (splitwait.go)
+	// Checkpoint writes (checkpoint.go), done and failed.
+	checkpointWrites, checkpointFailed int64
 }
 
 func newTelemetry(builder *metadata.TelemetryBuilder, id string) receiverTelemetry {
 	self := attribute.String(metadata.AttributeReceiver, id)
 	t := receiverTelemetry{
-		builder:   builder,
-		self:      metric.WithAttributeSet(attribute.NewSet(self)),
-		permanent: metric.WithAttributeSet(attribute.NewSet(self, attribute.Bool(metadata.AttributePermanent, true))),
-		retryable: metric.WithAttributeSet(attribute.NewSet(self, attribute.Bool(metadata.AttributePermanent, false))),
+		builder:     builder,
+		self:        metric.WithAttributeSet(attribute.NewSet(self)),
+		permanent:   metric.WithAttributeSet(attribute.NewSet(self, attribute.Bool(metadata.AttributePermanent, true))),
+		retryable:   metric.WithAttributeSet(attribute.NewSet(self, attribute.Bool(metadata.AttributePermanent, false))),
+		wrote:       metric.WithAttributeSet(attribute.NewSet(self, attribute.Bool(metadata.AttributeFailed, false))),
+		writeFailed: metric.WithAttributeSet(attribute.NewSet(self, attribute.Bool(metadata.AttributeFailed, true))),
 	}
 	for c := range t.dropped {
 		t.dropped[c] = metric.WithAttributeSet(attribute.NewSet(self, attribute.String(metadata.AttributeClass, refusal.Class(c).String())))
@@ -46,20 +53,24 @@ func newTelemetry(builder *metadata.TelemetryBuilder, id string) receiverTelemet
 	return t
 }
 
-// flush hands the counts, the merge window's late entries and the tracker's figures to the
-// instruments.
-func (t *receiverTelemetry) flush(tracker *filetrack.Tracker, window *mergewindow.Window[uint32]) {
+// flush hands the counts, the merge window's late entries, the tracker's figures and the read
+// lag (reading.lag) to the instruments.
+func (t *receiverTelemetry) flush(tracker *filetrack.Tracker, window *mergewindow.Window[uint32], lag time.Duration) {
 	ctx := context.Background()
-	add := func(v int64, inst metric.Int64Counter) {
+	addWith := func(v int64, inst metric.Int64Counter, attrs metric.MeasurementOption) {
 		if v != 0 {
-			inst.Add(ctx, v, t.self)
+			inst.Add(ctx, v, attrs)
 		}
 	}
+	add := func(v int64, inst metric.Int64Counter) { addWith(v, inst, t.self) }
 	add(t.counts.emitted, t.builder.ReceiverMergelogRecordsEmitted)
 	add(t.counts.untimed, t.builder.ReceiverMergelogEntriesUntimed)
 	add(t.counts.partialsCut, t.builder.ReceiverMergelogPartialsCut)
 	add(t.counts.unjoined, t.builder.ReceiverMergelogSplitLinesUnjoined)
+	addWith(t.counts.checkpointWrites, t.builder.ReceiverMergelogCheckpointWrites, t.wrote)
+	addWith(t.counts.checkpointFailed, t.builder.ReceiverMergelogCheckpointWrites, t.writeFailed)
 	t.counts = counts{}
+	t.builder.ReceiverMergelogReadLag.Record(ctx, lag.Seconds(), t.self)
 	if window != nil {
 		late := window.Late()
 		add(late-t.lateSeen, t.builder.ReceiverMergelogEntriesLate)

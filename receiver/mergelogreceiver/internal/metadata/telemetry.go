@@ -11,6 +11,8 @@ var Telemetry = metrictable.Table[TelemetryBuilder]{Scope: ScopeName, Stability:
 	{Name: "otelcol_receiver_mergelog_files_open", Kind: metrictable.Gauge, Unit: "{file}", Attributes: byReceiver, Description: "Number of files the receiver holds open"},
 	{Name: "otelcol_receiver_mergelog_bytes_read", Kind: metrictable.Counter, Unit: "By", Attributes: byReceiver, Description: "Bytes of (decompressed) file content read"},
 	{Name: "otelcol_receiver_mergelog_bytes_lost", Kind: metrictable.Counter, Unit: "By", Attributes: byReceiver, Description: "Bytes of files that went away, or were closed to bound the disk space of deleted files (max_deleted_bytes), before they were read to their end (compressed bytes for a compressed file); each loss is logged, naming the file"},
+	{Name: "otelcol_receiver_mergelog_checkpoint_writes", Kind: metrictable.Counter, Unit: "{write}", Attributes: []string{AttributeReceiver, AttributeFailed}, Description: "Writes of the checkpoint to the storage extension (one Batch each: the keys of the files whose offsets moved, and the index when files came or went), by whether the write failed; a failed write is logged, and what it held is written with the next"},
+	{Name: "otelcol_receiver_mergelog_read_lag", Kind: metrictable.Gauge, Unit: "s", Attributes: byReceiver, Description: "How long the file that has waited longest has had data not yet read, since the poll that found the data; 0 when every file handed out is read to the end of its data"},
 	{Name: "otelcol_receiver_mergelog_checkpoint_corrupt", Kind: metrictable.Counter, Unit: "{key}", Attributes: byReceiver, Description: "Checkpoint keys that could not be decoded at start, left out with on_corrupt_checkpoint start_over (the files they described are read as files never seen); each is logged, naming the key"},
 	{Name: "otelcol_receiver_mergelog_records_emitted", Kind: metrictable.Counter, Unit: "{record}", Attributes: byReceiver, Description: "Log records built from entries and handed to the next consumer"},
 	{Name: "otelcol_receiver_mergelog_entries_untimed", Kind: metrictable.Counter, Unit: "{entry}", Attributes: byReceiver, Description: "Entries in which the configured timestamp was not found"},
@@ -35,6 +37,9 @@ const (
 	// AttributeClass is on records_dropped: the class of a refusal for good (size, auth, data,
 	// other; see on_refusal).
 	AttributeClass = "class"
+	// AttributeFailed (bool) is on checkpoint_writes: whether the storage extension refused the
+	// write.
+	AttributeFailed = "failed"
 )
 
 // byReceiver is the attributes of most metrics: the receiver's ID alone.
@@ -45,6 +50,8 @@ type TelemetryBuilder struct {
 	ReceiverMergelogFilesOpen          metric.Int64Gauge
 	ReceiverMergelogBytesRead          metric.Int64Counter
 	ReceiverMergelogBytesLost          metric.Int64Counter
+	ReceiverMergelogCheckpointWrites   metric.Int64Counter
+	ReceiverMergelogReadLag            metric.Float64Gauge
 	ReceiverMergelogCheckpointCorrupt  metric.Int64Counter
 	ReceiverMergelogRecordsEmitted     metric.Int64Counter
 	ReceiverMergelogEntriesUntimed     metric.Int64Counter
