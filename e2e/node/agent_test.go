@@ -15,8 +15,8 @@ import (
 	"time"
 )
 
-// The pod's limits (deploy/kubernetes/agent-daemonset.yaml): a CPU limit of 1 makes GOMAXPROCS
-// 1 under Go's cgroup-aware default; GOMEMLIMIT as the manifest sets it.
+// The pod's settings (deploy/kubernetes/agent-daemonset.yaml): GOMAXPROCS and GOMEMLIMIT as the
+// manifest sets them.
 const (
 	podGOMAXPROCS = "1"
 	podGOMEMLIMIT = "400MiB"

@@ -28,7 +28,7 @@ type result struct {
 	err        error
 }
 
-// limits are the pod's: GOMAXPROCS as its CPU limit makes it, GOMEMLIMIT as the manifest sets it.
+// limits are the pod's: GOMAXPROCS and GOMEMLIMIT as the manifest sets them.
 type limits struct {
 	gomaxprocs string
 	gomemlimit string

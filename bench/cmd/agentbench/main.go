@@ -49,7 +49,7 @@ func main() {
 	flag.IntVar(&o.runs, "runs", 3, "runs of each variant on each workload (the table shows medians)")
 	flag.StringVar(&o.workloads, "workloads", "pods,plain,multiline", "workloads: pods, plain, multiline; issue 13's operator chains, each read by both receivers with the same operators: "+opsNames)
 	flag.StringVar(&o.variants, "variants", "", "comma-separated variants (default: all); -list shows them")
-	flag.StringVar(&o.limits.gomaxprocs, "gomaxprocs", "1", "GOMAXPROCS of the agent (its CPU limit)")
+	flag.StringVar(&o.limits.gomaxprocs, "gomaxprocs", "1", "GOMAXPROCS of the agent (as the DaemonSet sets it)")
 	flag.StringVar(&o.limits.gomemlimit, "gomemlimit", "400MiB", "GOMEMLIMIT of the agent (as the DaemonSet sets it)")
 	flag.DurationVar(&o.timeout, "timeout", 10*time.Minute, "a run that has not delivered every record by then fails")
 	flag.StringVar(&o.extraFiles, "extra", "", "comma-separated name=file.yaml: more variants, each an override of the shipped config")

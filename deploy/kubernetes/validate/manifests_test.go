@@ -192,6 +192,20 @@ func TestResources(t *testing.T) {
 	}
 }
 
+// The agent sets GOMAXPROCS to its CPU limit in whole CPUs: Go's cgroup-aware default rounds
+// the limit up and takes at least 2, more Ps than the quota runs at once.
+func TestAgentGoMaxProcs(t *testing.T) {
+	c := load(t).agent(t).container(t)
+	i := slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "GOMAXPROCS" })
+	if i < 0 {
+		t.Fatal("no GOMAXPROCS")
+	}
+	cpu := c.Resources.Limits[corev1.ResourceCPU]
+	if want := strconv.FormatInt(max(1, cpu.MilliValue()/1000), 10); c.Env[i].Value != want {
+		t.Errorf("GOMAXPROCS %s, want %s for a CPU limit of %s", c.Env[i].Value, want, cpu.String())
+	}
+}
+
 func TestGoMemLimitParsing(t *testing.T) {
 	for s, want := range map[string]int64{"400MiB": 400 << 20, "1GiB": 1 << 30, "4096": 4096, "12B": 12} {
 		if got := goMemLimit(t, s); got != want {
