@@ -95,3 +95,20 @@ func TestDetectAcrossRotationCrash(t *testing.T) {
 	restarted.AssertNoMoreThan(t, 1, settle)
 	assert.Equal(t, []string{"INFO before"}, crashed.Bodies())
 }
+
+// The rotated file and the new 0.log found in the same poll (the receiver started after the
+// rotation, or both appeared between two polls): the new file, listed first, waits until the
+// rotated one is read to its end, and then takes its trace over. A file written after both
+// (a later rotation) does not take it.
+func TestDetectAcrossRotationFoundTogether(t *testing.T) {
+	trace := capturedLines(t, "java", 71, 91)
+	root := t.TempDir()
+	dir := podDir(t, root, "server")
+	live := filepath.Join(dir, "0.log")
+	testkit.WriteFile(t, live+".20261129-100000", criLines(0, "stderr", append([]string{"INFO before"}, trace[:8]...)))
+	testkit.WriteFile(t, live, criLines(10, "stderr", append(trace[8:], "INFO after")))
+	s := &testkit.LogsSink{}
+	startReceiver(t, detectRotatedConfig(root), s, nil)
+	assert.Equal(t, []string{"INFO before", strings.Join(trace, "\n"), "INFO after"}, s.WaitForBodies(t, 3))
+	s.AssertNoMoreThan(t, 3, settle)
+}

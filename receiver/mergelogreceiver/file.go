@@ -34,6 +34,10 @@ type tailedFile struct {
 	state    readState
 	on       lists
 	held     int // bytes of entries not finished in its streams, as last counted
+	// started: lines were taken from it; until then it may be held back, since heldSince, for
+	// the file before it in its container stream (splitWaits.holdBack).
+	started   bool
+	heldSince time.Time
 }
 
 // place is where a file's reading is, in the lines taken from it.

@@ -121,6 +121,9 @@ func (rd *reading) compact() {
 // container line it is in the middle of (see tailedFile.midLine); true if it stopped early.
 func (rd *reading) readFile(ctx context.Context, f *tailedFile) (more bool) {
 	now := time.Now()
+	if rd.split.holdBack(f, now) {
+		return false
+	}
 	f.observed = now.UnixNano()
 	if f.file.Path() != f.path {
 		rd.setup.setAttrs(f)

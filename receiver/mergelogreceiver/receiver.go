@@ -144,13 +144,14 @@ func (r *mergelogReceiver) Start(ctx context.Context, host component.Host) error
 // without a header section).
 func (r *mergelogReceiver) newReading(tracker *filetrack.Tracker, header *stanzachain.Header) *reading {
 	partials := &partials{max: int(r.cfg.MaxPartialBytes), counts: &r.tel.counts, logger: r.set.Logger}
+	files := map[uint64]*tailedFile{}
 	return &reading{
-		tracker: tracker, files: map[uint64]*tailedFile{}, polls: pollClock{interval: r.cfg.PollInterval},
+		tracker: tracker, files: files, polls: pollClock{interval: r.cfg.PollInterval},
 		setup: &fileSetup{
 			cfg: r.cfg, compiled: r.compiled, resources: newResources(r.compiled.resource), header: header,
 			merge: r.merge, decoder: r.compiled.coding.lineDecoder(), emit: r.emitEntry, logger: r.set.Logger,
 		},
-		split:    &splitWaits{wait: r.cfg.SplitLineWait, partials: partials, counts: &r.tel.counts},
+		split:    &splitWaits{files: files, wait: r.cfg.SplitLineWait, partials: partials, counts: &r.tel.counts},
 		partials: partials, merge: r.merge, out: r.out, checkpoints: r.checkpoints,
 		flushAfter: r.cfg.ForceFlushPeriod, truncate: r.compiled.join.Truncate,
 	}

@@ -33,20 +33,25 @@ type splitKey struct {
 }
 
 func (s *stream) splitKey() splitKey {
-	log := s.f.path
-	if dir, name := filepath.Split(log); name != "" {
+	return splitKey{log: liveLog(s.f.path), kind: s.kind}
+}
+
+// liveLog is the path a container's log file at path has before rotation.
+func liveLog(path string) string {
+	if dir, name := filepath.Split(path); name != "" {
 		if base, _, ok := strings.Cut(name, ".log"); ok {
-			log = dir + base + ".log" // 0.log.<timestamp>, 0.log.<timestamp>.gz: 0.log
+			return dir + base + ".log" // 0.log.<timestamp>, 0.log.<timestamp>.gz: 0.log
 		}
 	}
-	return splitKey{log: log, kind: s.kind}
+	return path
 }
 
 // splitWaits are the streams whose pieces wait at the end of their file for the rest of their
 // line, by container stream. Owned by the run goroutine.
 type splitWaits struct {
 	waiting  map[splitKey]*stream // nil until one waits
-	wait     time.Duration        // split_line_wait
+	files    map[uint64]*tailedFile // reading's: the files followed
+	wait     time.Duration          // split_line_wait
 	partials *partials            // pieces taken over or emitted change their file's share
 	counts   *counts
 }
@@ -88,7 +93,7 @@ func (w *splitWaits) continueSplit(s *stream, start int64) {
 	if len(w.waiting) == 0 {
 		return
 	}
-	if o := w.waiting[s.splitKey()]; o != nil && o != s && o.f.id < s.f.id && !o.f.unreadOnDisk() {
+	if o := w.waiting[s.splitKey()]; o != nil && o != s && w.follows(s.f, o.f) && !o.f.unreadOnDisk() {
 		if from, ok := o.oldestHeld(); ok {
 			o.lent = &loan{from: o.f, start: from}
 			s.borrowed = o.lent
@@ -101,6 +106,85 @@ func (w *splitWaits) continueSplit(s *stream, start int64) {
 		w.stopWaiting(o)
 		w.partials.recount(o.f) // its pieces are s's file's now, counted after its read
 	}
+}
+
+// follows reports whether file f comes right after file o in their container stream, as
+// kubelet's names order them: the rotated files by the time in their name (compressed before
+// uncompressed of the same second: kubelet compresses the one before it renames the next), the
+// live one last; else as the receiver found them. A file between them, known to the receiver
+// (found after f, say, when both were created between two polls), comes first: o's pieces and
+// entry continue in it, not in f.
+func (w *splitWaits) follows(f, o *tailedFile) bool {
+	from, to := rotationRank(o.file.Path()), rotationRank(f.file.Path())
+	if from >= to {
+		// The names do not order them: the receiver has not seen o renamed (yet, or before it
+		// was removed). It found o first.
+		return o.id < f.id
+	}
+	log := liveLog(o.path)
+	for _, g := range w.files {
+		if g != f && g != o && liveLog(g.path) == log {
+			if r := rotationRank(g.file.Path()); from < r && r < to {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// holdBack reports whether f, a container file not read yet, must wait for the file before it
+// in its container stream, which holds bytes not read yet (found in the same poll, or written
+// there by the runtime before it reopened the log: kubelet renames the file first): the entry
+// and the pieces at that file's end, which f's first lines may continue, are known only once
+// it is read to its end.
+// f waits at most split_line_wait.
+func (w *splitWaits) holdBack(f *tailedFile, now time.Time) bool {
+	if f.parser == nil || w.wait <= 0 || f.started {
+		return false
+	}
+	if f.heldSince.IsZero() {
+		f.heldSince = now
+	}
+	if now.Before(f.heldSince.Add(w.wait)) {
+		if o := w.before(f); o != nil && !o.state.done && (!o.state.drained || o.unreadOnDisk()) {
+			return true
+		}
+	}
+	f.started = true
+	return false
+}
+
+// before returns the file right before f in its container stream (see follows), nil if the
+// receiver knows none.
+func (w *splitWaits) before(f *tailedFile) *tailedFile {
+	log, to := liveLog(f.path), rotationRank(f.file.Path())
+	var best *tailedFile
+	bestRank := ""
+	for _, g := range w.files {
+		if g == f || liveLog(g.path) != log {
+			continue
+		}
+		if r := rotationRank(g.file.Path()); r < to && r > bestRank {
+			best, bestRank = g, r
+		}
+	}
+	return best
+}
+
+// liveRank is the rotationRank of a live file (0.log), after every rotated one.
+const liveRank = "~"
+
+// rotationRank orders the files of a container stream by their names: 0.log.<time>.gz, then
+// 0.log.<time>, then the live 0.log (liveRank).
+func rotationRank(path string) string {
+	_, rest, _ := strings.Cut(filepath.Base(path), ".log")
+	if rest == "" {
+		return liveRank
+	}
+	if at, ok := strings.CutSuffix(rest, ".gz"); ok {
+		return at + "0"
+	}
+	return rest + "1"
 }
 
 // oldestHeld returns where the first byte s holds for entries not finished yet starts: the
