@@ -79,7 +79,7 @@ func runNode(ctx context.Context, dir string, s setting, seed uint64) (runStats,
 		}
 	}()
 	for _, ra := range runAgents {
-		g, err := startGateway()
+		g, err := startGateway(nil)
 		if err != nil {
 			return runStats{}, nil, err
 		}
@@ -136,7 +136,8 @@ func runNode(ctx context.Context, dir string, s setting, seed uint64) (runStats,
 	return stats, outs, nil
 }
 
-func startRunAgent(dir, name, config, pods, gatewayAddr string) (*agent, error) {
+// startRunAgent starts agent name on config and, merged over it, the run's settings and extra.
+func startRunAgent(dir, name, config, pods, gatewayAddr string, extra ...string) (*agent, error) {
 	healthPort, err := freePort()
 	if err != nil {
 		return nil, err
@@ -149,6 +150,7 @@ func startRunAgent(dir, name, config, pods, gatewayAddr string) (*agent, error) 
 	if err != nil {
 		return nil, err
 	}
+	configs = append(configs, extra...)
 	// A diagnosis run may change the shipped agent's config: NODE_AGENT_CONFIG names a file
 	// merged over it (say, watch.enabled false).
 	if extra := os.Getenv("NODE_AGENT_CONFIG"); extra != "" && config == shippedConfig {
