@@ -119,52 +119,19 @@ func writeOutputs(dir, pods, plain string, outputs []captured) (map[string][]str
 		return nil, nil, err
 	}
 	mgr.Start(context.Background()) // for good: once rt has no containers, it has nothing to rotate
-	want := map[string][]string{}
-	var mu sync.Mutex
-	var forced []string
-	var wg sync.WaitGroup
-	errs := make([]error, len(outputs))
-	for i, o := range outputs {
+	for _, o := range outputs {
 		if err := os.WriteFile(filepath.Join(plain, o.lang+".log"), []byte(o.text), 0o644); err != nil {
 			return nil, nil, err
 		}
-		records := trimmed(o.records)
-		want["plain/"+o.lang+".log"] = records
-		pod := fmt.Sprintf("e2e_trace-%s_00000000-0000-0000-0000-0000000000%02d", o.lang, i)
-		c, err := startContainer(o.lang, "app", filepath.Join(pods, pod, "app", "0.log"), filepath.Join(dir, "fifo"), j)
-		if err != nil {
-			return nil, nil, err
-		}
-		rt.add(c)
-		// The program's lines on stderr, the other stream's between them; one in two the other
-		// way round.
-		progOut, progStream, otherOut, otherStream := c.stderr, "stderr", c.stdout, "stdout"
-		if i%2 == 1 {
-			progOut, progStream, otherOut, otherStream = c.stdout, "stdout", c.stderr, "stderr"
-		}
-		podKey := "pod/trace-" + o.lang + "/"
-		want[podKey+progStream] = records
-		wg.Go(func() {
-			var ticks []string
-			var rotated bool
-			ticks, rotated, errs[i] = o.write(c, progOut, otherOut)
-			c.stop()
-			mu.Lock()
-			defer mu.Unlock()
-			want[podKey+otherStream] = ticks
-			if rotated {
-				forced = append(forced, o.lang)
-			}
-		})
 	}
-	wg.Wait()
-	slices.Sort(forced)
-	for _, err := range errs {
-		if err != nil {
-			return nil, nil, err
-		}
+	w, err := writeCRIOutputs(j, dir, pods, outputs, rt)
+	if err != nil {
+		return nil, nil, err
 	}
-	return want, forced, nil
+	for _, o := range outputs {
+		w.records["plain/"+o.lang+".log"] = trimmed(o.records)
+	}
+	return w.records, w.rotated, nil
 }
 
 // trimmed is records as the agent sends them: without the whitespace at their ends, as
