@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"testing"
 )
 
 // capturedDir holds what real runtimes printed, by language, with the records each output makes
@@ -79,4 +80,18 @@ func lineRange(r string, from, n int) (first, last int, err error) {
 		return 0, 0, fmt.Errorf("range %q: not a-b within lines %d-%d", r, from+1, n)
 	}
 	return first - 1, last - 1, nil
+}
+
+// startTraceRun reads the captured outputs and makes the run's directory (see runDir).
+func startTraceRun(t *testing.T, name string) ([]captured, string) {
+	t.Helper()
+	outputs, err := capturedOutputs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := runDir(t.TempDir(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return outputs, dir
 }

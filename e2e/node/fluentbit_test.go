@@ -66,14 +66,7 @@ func TestTracesFluentBit(t *testing.T) {
 	if _, err := os.Stat(bin); err != nil {
 		t.Skipf("no Fluent Bit build at %s (FLUENT_BIT_BIN; ../shared/third_party/fluent-bit): %v", bin, err)
 	}
-	outputs, err := capturedOutputs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := runDir(t.TempDir(), "fluentbit")
-	if err != nil {
-		t.Fatal(err)
-	}
+	outputs, dir := startTraceRun(t, "fluentbit")
 	pods := filepath.Join(dir, "pods")
 	j, err := newJournal(filepath.Join(dir, "files.log"), pods)
 	if err != nil {

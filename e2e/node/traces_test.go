@@ -36,14 +36,7 @@ func TestTraces(t *testing.T) {
 	if agentBin(shippedConfig) == "" {
 		t.Skip(skipNoCollector)
 	}
-	outputs, err := capturedOutputs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := runDir(t.TempDir(), "traces")
-	if err != nil {
-		t.Fatal(err)
-	}
+	outputs, dir := startTraceRun(t, "traces")
 	pods, plain := filepath.Join(dir, "pods"), filepath.Join(dir, "plain")
 	if err := os.MkdirAll(plain, 0o755); err != nil {
 		t.Fatal(err)
