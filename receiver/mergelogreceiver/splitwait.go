@@ -49,10 +49,10 @@ func liveLog(path string) string {
 // splitWaits are the streams whose pieces wait at the end of their file for the rest of their
 // line, by container stream. Owned by the run goroutine.
 type splitWaits struct {
-	waiting  map[splitKey]*stream // nil until one waits
+	waiting  map[splitKey]*stream   // nil until one waits
 	files    map[uint64]*tailedFile // reading's: the files followed
 	wait     time.Duration          // split_line_wait
-	partials *partials            // pieces taken over or emitted change their file's share
+	partials *partials              // pieces taken over or emitted change their file's share
 	counts   *counts
 }
 
