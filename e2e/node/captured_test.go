@@ -76,7 +76,7 @@ func lineRange(r string, from, n int) (first, last int, err error) {
 	a, b, ok := strings.Cut(r, "-")
 	first, errA := strconv.Atoi(a)
 	last, errB := strconv.Atoi(b)
-	if !ok || errA != nil || errB != nil || first-1 < from || last <= first || last > n {
+	if !ok || errA != nil || errB != nil || first <= from || last <= first || last > n {
 		return 0, 0, fmt.Errorf("range %q: not a-b within lines %d-%d", r, from+1, n)
 	}
 	return first - 1, last - 1, nil
