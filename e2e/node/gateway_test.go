@@ -8,6 +8,8 @@ import (
 
 	// Registers the snappy and zstd gRPC compressors the agent's exporter may use.
 	_ "go.opentelemetry.io/collector/config/configgrpc"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	"google.golang.org/grpc"
 )
@@ -19,6 +21,9 @@ type gateway struct {
 	plogotlp.UnimplementedGRPCServer
 	srv  *grpc.Server
 	addr string
+
+	// keep, when set, takes each record instead of the line counts (under mu).
+	keep func(res pcommon.Map, lr plog.LogRecord)
 
 	mu        sync.Mutex
 	lines     map[string]*lineCounts // by container
@@ -32,12 +37,14 @@ type lineCounts struct {
 	whole, pieces []uint16
 }
 
-func startGateway() (*gateway, error) {
+// startGateway starts a gateway that counts the lines of runNode's apps or, with keep, gives
+// keep each record.
+func startGateway(keep func(res pcommon.Map, lr plog.LogRecord)) (*gateway, error) {
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	g := &gateway{addr: lis.Addr().String(), lines: map[string]*lineCounts{}, srv: grpc.NewServer(grpc.MaxRecvMsgSize(64 << 20))}
+	g := &gateway{keep: keep, addr: lis.Addr().String(), lines: map[string]*lineCounts{}, srv: grpc.NewServer(grpc.MaxRecvMsgSize(64 << 20))}
 	plogotlp.RegisterGRPCServer(g.srv, g)
 	go func() { _ = g.srv.Serve(lis) }()
 	return g, nil
@@ -54,7 +61,11 @@ func (g *gateway) Export(_ context.Context, req plogotlp.ExportRequest) (plogotl
 		for j := range sls.Len() {
 			lrs := sls.At(j).LogRecords()
 			for k := range lrs.Len() {
-				g.count(lrs.At(k).Body().AsString())
+				if g.keep != nil {
+					g.keep(rls.At(i).Resource().Attributes(), lrs.At(k))
+				} else {
+					g.count(lrs.At(k).Body().AsString())
+				}
 			}
 		}
 	}

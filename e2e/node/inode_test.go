@@ -35,7 +35,7 @@ func TestInodeReused(t *testing.T) {
 	if err := os.WriteFile(rotated, gzipped(t, criLines("old", 0, 100)), 0o640); err != nil {
 		t.Fatal(err)
 	}
-	g, err := startGateway()
+	g, err := startGateway(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,7 +79,7 @@ func runNode(ctx context.Context, dir string, s setting, seed uint64) (runStats,
 		}
 	}()
 	for _, ra := range runAgents {
-		g, err := startGateway()
+		g, err := startGateway(nil)
 		if err != nil {
 			return runStats{}, nil, err
 		}
@@ -151,12 +151,12 @@ func startRunAgent(dir, name, config, pods, gatewayAddr string, extra ...string)
 	if err != nil {
 		return nil, err
 	}
+	configs = append(configs, extra...)
 	// A diagnosis run may change the shipped agent's config: NODE_AGENT_CONFIG names a file
 	// merged over it (say, watch.enabled false).
 	if diag := os.Getenv("NODE_AGENT_CONFIG"); diag != "" && config == shippedConfig {
 		configs = append(configs, diag)
 	}
-	configs = append(configs, extra...)
 	return startAgent(name, agentBin(config), filepath.Join(dir, name+".log"), stateDir(dir, name), promPort, configs...)
 }
 

@@ -177,6 +177,13 @@ func (c *container) reopen() error {
 	return nil
 }
 
+// reopenCount is how many times the container's log was opened: 1 until kubelet rotates it.
+func (c *container) reopenCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reopens
+}
+
 // stop ends the process's output and waits until containerd's side has written all of it.
 func (c *container) stop() {
 	for _, f := range []*os.File{c.stdout, c.stderr} {

@@ -67,12 +67,12 @@ func startCollectorSteady(dir, pods, name, base, extra string, g *seqGateway) (*
 	return startRunAgent(dir, name, base, pods, g.grpcAddr, path)
 }
 
-// fluentBitConfig runs Fluent Bit as its docs and chart run it as a node agent (and as
+// fluentBitSteadyConfig runs Fluent Bit as its docs and chart run it as a node agent (and as
 // VictoriaMetrics' benchmark does): tail with the docker and cri multiline parsers, an offset
 // DB, Mem_Buf_Limit 5MB, long lines skipped, new files looked for every 10 s; the JSON in the
 // `log` key parsed into the record (the kubernetes filter's Merge_Log, without an API server);
 // out to the gateway over OTLP/HTTP. Read_from_Head: the files exist, empty, when it starts.
-const fluentBitConfig = `[SERVICE]
+const fluentBitSteadyConfig = `[SERVICE]
     Flush        1
     Daemon       Off
     Log_Level    info
@@ -125,7 +125,7 @@ func startFluentBit(dir, pods string, g *seqGateway) (*agent, error) {
 		return nil, err
 	}
 	conf := filepath.Join(dir, "fluent-bit.conf")
-	text := fmt.Sprintf(fluentBitConfig, parsers, pods, filepath.Join(state, "tail.db"), host, port)
+	text := fmt.Sprintf(fluentBitSteadyConfig, parsers, pods, filepath.Join(state, "tail.db"), host, port)
 	if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
 		return nil, err
 	}

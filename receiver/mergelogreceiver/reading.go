@@ -190,7 +190,7 @@ func (rd *reading) line(ctx context.Context, f *tailedFile, line []byte, end int
 		var l container.Line
 		s, l = f.containerLine(line, piece)
 		if l.Stream != container.StreamNone {
-			rd.split.continueSplit(s)
+			rd.split.continueSplit(s, start)
 			s.pieces.Add(l.Log, start, end, l.Time, l.Partial || f.at.piece)
 			return
 		}

@@ -8,15 +8,17 @@ import (
 )
 
 // A container's log rotates: kubelet renames <restart>.log to <restart>.log.<time> (gzipped
-// later) and the runtime opens a new <restart>.log. The receiver begins a container's live file
-// only once the files rotated before it are read to their end (at most split_line_wait later):
-// the pieces of a line split across the rotation then wait at the end of the older file when the
-// first piece of the live one looks for them (continueSplit), and the container's lines leave in
-// the order they were written. A file longer than a read round's chunk, or found in the same
-// poll as the new file, would otherwise have its end read after the new file's beginning.
+// later) and the runtime opens a new <restart>.log. The receiver begins a file of a container's
+// log only once the file right before it (by kubelet's names) is read to the end of its data, at
+// most split_line_wait later: the pieces of a line, or the stack trace being joined, left at the
+// end of the older file then wait there when the first lines of the next one look for them
+// (continueSplit), which takes them over only from the file right before it; and the
+// container's lines leave in the order they were written. A file longer than a read round's
+// chunk, or found in the same poll as the next one, would otherwise have its end read after the
+// next file's beginning.
 
-// rotations is, by container log, the files of it the receiver follows, and the live files held
-// back for an older one. Owned by the run goroutine.
+// rotations is, by container log, the files of it the receiver follows, and the files held back
+// for the one before them. Owned by the run goroutine.
 type rotations struct {
 	logs map[string][]*tailedFile  // by containerLog of their path; nil without split_line_wait
 	held map[*tailedFile]time.Time // live files not begun for an older one, since when
@@ -33,22 +35,26 @@ func containerLog(path string) string {
 	return path
 }
 
-// rotatedBefore reports whether a's file was rotated before b's: a rotated file before the live
-// one, and files of the same kind in the order the tracker found them (kubelet's names sort by
-// time, and a poll lists them in that order).
-func rotatedBefore(a, b *tailedFile) bool {
-	aLive, bLive := a.live(), b.live()
-	if aLive != bLive {
-		return bLive
+// rotationRank orders the files of a container log by kubelet's names: 0.log.<time>.gz, then
+// 0.log.<time> (kubelet compresses a file before it renames the next one in the same second),
+// then the live 0.log, last.
+func rotationRank(path string) string {
+	_, rest, _ := strings.Cut(filepath.Base(path), ".log")
+	if rest == "" {
+		return liveRank
 	}
-	return a.id < b.id
+	if at, ok := strings.CutSuffix(rest, ".gz"); ok {
+		return at + "0"
+	}
+	return rest + "1"
 }
 
-// live reports whether f's path is its container's live log, the file the runtime writes.
-func (f *tailedFile) live() bool {
-	path := f.file.Path()
-	return containerLog(path) == path
-}
+// liveRank is the rotationRank of a live file, after every rotated one.
+const liveRank = "~"
+
+// rotated reports whether f's file was rotated: its name is its container's log's (0.log) with
+// a suffix (0.log.<timestamp>, 0.log.<timestamp>.gz).
+func (f *tailedFile) rotated() bool { return rotationRank(f.file.Path()) != liveRank }
 
 // add follows f, with format container and a split_line_wait.
 func (r *rotations) add(f *tailedFile) {
@@ -93,16 +99,14 @@ func (r *rotations) removeFrom(k string, f *tailedFile) bool {
 	return true
 }
 
-// holds reports whether f, a live file not begun, waits at now for a file of its container
-// rotated before it that still holds bytes to read; at most split_line_wait from the first time.
+// holds reports whether f, a container file not begun, waits at now for the file right before
+// it in its container log, which still holds bytes to read; at most split_line_wait from the
+// first time.
 func (r *rotations) holds(f *tailedFile, now time.Time) bool {
-	if r.logs == nil || f.begun() || !f.live() {
+	if r.logs == nil || f.begun() {
 		return false
 	}
-	for _, o := range r.logs[containerLog(f.file.Path())] {
-		if o == f || !rotatedBefore(o, f) || !o.unread() {
-			continue
-		}
+	if o := r.before(f); o != nil && o.unread() {
 		since, ok := r.held[f]
 		if !ok {
 			r.held[f] = now
@@ -111,10 +115,41 @@ func (r *rotations) holds(f *tailedFile, now time.Time) bool {
 		if now.Before(since.Add(r.wait)) {
 			return true
 		}
-		break
 	}
 	delete(r.held, f)
 	return false
+}
+
+// before returns the file right before f in its container log by rotationRank (the latest
+// found among equals), nil if the receiver follows none.
+func (r *rotations) before(f *tailedFile) *tailedFile {
+	to := rotationRank(f.file.Path())
+	var best *tailedFile
+	bestRank := ""
+	for _, g := range r.logs[containerLog(f.file.Path())] {
+		rank := rotationRank(g.file.Path())
+		if g != f && rank < to && (best == nil || rank > bestRank || rank == bestRank && g.id > best.id) {
+			best, bestRank = g, rank
+		}
+	}
+	return best
+}
+
+// follows reports whether f comes right after o in their container log: no file the receiver
+// follows is between them by rotationRank (o's pieces and entry continue in that one). When
+// the names do not order them (the receiver has not seen o renamed yet, or before it was
+// removed), o must have been found first.
+func (r *rotations) follows(f, o *tailedFile) bool {
+	from, to := rotationRank(o.file.Path()), rotationRank(f.file.Path())
+	if from >= to {
+		return o.id < f.id
+	}
+	for _, g := range r.logs[containerLog(f.file.Path())] {
+		if rank := rotationRank(g.file.Path()); g != f && g != o && from < rank && rank < to {
+			return false
+		}
+	}
+	return true
 }
 
 // begun reports whether a stream of f took a line.

@@ -1,6 +1,7 @@
 package mergelogreceiver
 
 import (
+	"math"
 	"os"
 	"time"
 
@@ -15,6 +16,11 @@ import (
 // rest: later in the same file, or at the start of the next file of the same container stream
 // (same directory and restart, same output stream), which takes them over. A line whose rest does not come
 // in time is emitted as it is and counted (split_lines_unjoined).
+//
+// The entry being joined at the end of a file (a stack trace whose first lines the runtime wrote
+// before the rotation) goes with them: the next file's stream takes it over with the pieces, and
+// its next line may join it. At the end of a file that was rotated it waits as the pieces do; at
+// the end of the live file it waits until force_flush_period only, as any entry there does.
 
 // splitKey is a container's output stream on the node: its log file, by the path it has before
 // rotation (<dir>/<restart>.log: a container restarted writes another file, whose first line
@@ -45,7 +51,7 @@ func (w *splitWaits) awaitRest(f *tailedFile, now time.Time) {
 		return
 	}
 	for _, s := range f.streams {
-		if s.pieces == nil || !s.pieces.Pending() || !s.waitSince.IsZero() {
+		if s.pieces == nil || !s.pending() || !s.waitSince.IsZero() {
 			continue
 		}
 		s.waitSince = now
@@ -61,10 +67,10 @@ func (w *splitWaits) awaitRest(f *tailedFile, now time.Time) {
 	}
 }
 
-// continueSplit is called before stream s takes a piece of a line: the first of its file takes
-// over the pieces that wait at the end of the file before it in the container stream; a piece
-// that follows its own waiting pieces ends their wait.
-func (w *splitWaits) continueSplit(s *stream) {
+// continueSplit is called before stream s takes a piece of a line, which starts at start: the
+// first of its file takes over the pieces and the entry that wait at the end of the file before
+// it in the container stream; a piece that follows its own waiting pieces ends their wait.
+func (w *splitWaits) continueSplit(s *stream, start int64) {
 	if !s.waitSince.IsZero() {
 		w.stopWaiting(s)
 	}
@@ -75,15 +81,29 @@ func (w *splitWaits) continueSplit(s *stream) {
 	if len(w.waiting) == 0 {
 		return
 	}
-	if o := w.waiting[s.splitKey()]; o != nil && o != s && rotatedBefore(o.f, s.f) && !o.f.unreadOnDisk() {
-		if start, _, ok := o.pieces.Oldest(); ok {
-			o.lent = &loan{from: o.f, start: start}
+	if o := w.waiting[s.splitKey()]; o != nil && o != s && w.files.follows(s.f, o.f) && !o.f.unreadOnDisk() {
+		if from, ok := o.oldestHeld(); ok {
+			o.lent = &loan{from: o.f, start: from}
 			s.borrowed = o.lent
 		}
+		// The lines of o's entry are s's now: o's books let go of them, its loan holds its
+		// commit at their start instead.
+		o.books.Lines.PopThrough(math.MaxInt64)
+		s.joiner.TakeOver(o.joiner, start)
 		s.pieces.TakeOver(o.pieces)
 		w.stopWaiting(o)
 		w.partials.recount(o.f) // its pieces are s's file's now, counted after its read
 	}
+}
+
+// oldestHeld returns where the first byte s holds for entries not finished yet starts: the
+// first line of its open entry, else its first piece.
+func (s *stream) oldestHeld() (start int64, ok bool) {
+	if l, ok := s.books.Lines.First(); ok {
+		return l.Start, true
+	}
+	start, _, ok = s.pieces.Oldest()
+	return start, ok
 }
 
 // unreadOnDisk reports whether f's file holds bytes past what was read of it: then the pieces at
@@ -124,22 +144,25 @@ func (w *splitWaits) flushUnjoined(now time.Time) (due time.Time) {
 	return due
 }
 
-// emitUnjoined ends s's wait: its pieces are emitted as a line, counted as unjoined.
+// emitUnjoined ends s's wait: its pieces are emitted as a line, counted as unjoined, and its
+// entry.
 func (w *splitWaits) emitUnjoined(s *stream, now time.Time) {
 	w.stopWaiting(s)
-	if s.pieces.Pending() {
+	if s.pending() {
 		s.f.observed = now.UnixNano()
-		w.counts.unjoined++
+		if s.pieces.Pending() {
+			w.counts.unjoined++
+		}
 		s.flush()
 		w.partials.recount(s.f)
 	}
 }
 
 // flush emits what s holds at now, but pieces that wait for the rest of their line (see
-// waitsForRest) go on waiting.
+// waitsForRest) go on waiting, with the entry their line may join; so does the entry at the end
+// of a rotated file, whose next lines may begin the next file.
 func (w *splitWaits) flush(s *stream, now time.Time) {
-	if w.waitsForRest(s, now) {
-		s.joiner.Flush()
+	if w.waitsForRest(s, now) && (s.pieces.Pending() || s.f.rotated()) {
 		return
 	}
 	if !s.waitSince.IsZero() {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -98,7 +99,14 @@ func criTree(wl workload, r *rand.Rand, size int64, pods int, body func(seq int)
 		}
 		msg := body(wl.records)
 		before := w.bytes
-		if r.IntN(20) == 0 && len(msg) > 30 {
+		if strings.Contains(msg, "\n") { // a stack trace, a CRI line per line, on stderr
+			for line := range strings.SplitSeq(msg, "\n") {
+				if err := w.line("%s stderr F %s\n", ts, line); err != nil {
+					return wl, err
+				}
+			}
+			msg = ""
+		} else if r.IntN(20) == 0 && len(msg) > 30 {
 			// The runtime splits a long line into pieces; none ends in a space, which
 			// file_log's container parser would trim.
 			cut := 20 + r.IntN(len(msg)-25)
@@ -110,8 +118,10 @@ func criTree(wl workload, r *rand.Rand, size int64, pods int, body func(seq int)
 			}
 			msg = msg[cut:]
 		}
-		if err := w.line("%s %s F %s\n", ts, stream, msg); err != nil {
-			return wl, err
+		if msg != "" {
+			if err := w.line("%s %s F %s\n", ts, stream, msg); err != nil {
+				return wl, err
+			}
 		}
 		wl.bytes += w.bytes - before
 		wl.records++

@@ -77,7 +77,33 @@ var variants = []variant{
 	{name: "preset", about: "(a) helm logsCollection preset: file_log + container operator, memory_limiter, batch, otlp_grpc defaults", preset: true},
 	{name: "preset-rx", about: "(b) the preset's file_log receiver in the shipped pipeline", overrides: []string{presetReceiver}},
 	{name: "preset-renamed", about: "the preset with file_log renamed to mergelog (the drop-in)", preset: true, renamed: true},
+	{name: "detect-off", about: "the shipped config without stack trace detection (multiline.detect: [])", overrides: []string{detectOff}},
+	{name: "preset-recombine", about: "(a) the preset with a recombine operator joining Java traces (the traces workload)", preset: true, overrides: []string{presetRecombine}},
 }
+
+// detectOff turns the shipped agent's stack trace detection off.
+const detectOff = `
+receivers:
+  mergelog:
+    multiline:
+      detect: []
+`
+
+// presetRecombine is what file_log users are told to add for Java traces: a recombine operator
+// after the container operator, joining each line that begins with whitespace to the one before,
+// per file.
+const presetRecombine = `
+receivers:
+  filelog:
+    operators:
+      - type: container
+        id: container-parser
+        max_log_size: 102400
+      - type: recombine
+        combine_field: body
+        is_first_entry: body matches "^[^\\s]"
+        source_identifier: attributes["log.file.path"]
+`
 
 // workloadOverride points each receiver at a workload's files and sets how entries are made.
 func workloadOverride(wl workload) string {

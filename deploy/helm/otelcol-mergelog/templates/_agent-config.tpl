@@ -19,6 +19,9 @@ receivers:
     start_at: beginning
     # CRI and Docker lines; the pod's identity from the path.
     format: container
+    # Stack traces joined into one record each, no pattern to write (see the receiver README).
+    multiline:
+      detect: [all]
     include_file_name: false
     include_file_path: true
     storage: file_storage
