@@ -228,8 +228,9 @@ func TestKubernetesAgent(t *testing.T) {
 }
 
 // agentOverride moves the agent's include and exclude globs under root, keeps file_storage and
-// the health check off the machine's shared paths and ports, joins Java-style multiline
-// entries, and writes what would go to the gateway to out.
+// the health check off the machine's shared paths and ports, joins entries by their line start
+// in place of the shipped stack-trace detection (a log line and the trace it begins are one
+// entry), and writes what would go to the gateway to out.
 func agentOverride(t *testing.T, root, out string) string {
 	t.Helper()
 	data, err := os.ReadFile(agentConfig)
@@ -266,6 +267,7 @@ receivers:
     exclude: %s
     poll_interval: 50ms
     multiline:
+      detect: []
       line_start_pattern: '\d{4}-\d{2}-\d{2} '
 extensions:
   file_storage:

@@ -183,13 +183,6 @@ func TestMTLS(t *testing.T) {
 			t.Errorf("the agent dropped %v records (%s) facing the impostor", n, class)
 		}
 	}
-	// The names the dashboard and the alerts use (deploy/observability), as this endpoint
-	// serves them: ours and the collector's.
-	for _, name := range []string{"otelcol_receiver_mergelog_bytes_read", "otelcol_receiver_mergelog_files_open", "otelcol_receiver_mergelog_read_lag", "otelcol_exporter_in_flight_requests"} {
-		if !hasSeries(m, name) {
-			t.Errorf("the agent serves no series %s", name)
-		}
-	}
 	impostor.stop(t)
 
 	startTLSGateway(t, port, gwProm, gwDir, out)
@@ -202,6 +195,11 @@ func TestMTLS(t *testing.T) {
 	testkit.WaitUntil(t, time.Minute, "the agent's checkpoint writes served, a bool attribute as its label", func() bool {
 		return scrape(t, agentProm).sum("otelcol_receiver_mergelog_checkpoint_writes", `failed="false"`) > 0
 	})
+	// The names the dashboard and the alerts use (deploy/observability), as this endpoint
+	// serves them: ours and the collector's (a series appears once its instrument recorded).
+	for _, name := range []string{"otelcol_receiver_mergelog_bytes_read", "otelcol_receiver_mergelog_files_open", "otelcol_receiver_mergelog_read_lag", "otelcol_exporter_in_flight_requests"} {
+		testkit.WaitUntil(t, time.Minute, "the agent's series "+name, func() bool { return hasSeries(scrape(t, agentProm), name) })
+	}
 	if !hasSeries(scrape(t, gwProm), "otelcol_receiver_accepted_log_records") {
 		t.Error("the gateway serves no series otelcol_receiver_accepted_log_records")
 	}

@@ -17,7 +17,8 @@ const (
 	// single record refused is dropped.
 	Split Action = "split"
 	// SplitThenHold splits as Split, but when both halves are refused as well the refusal
-	// is taken as not about the data: the batch is held.
+	// is taken as not about the data: the batch is held. So is a batch of one record, which
+	// has no halves to tell.
 	SplitThenHold Action = "split_then_hold"
 	// Drop drops the batch (what file_log does with any refusal for good).
 	Drop Action = "drop"

@@ -51,6 +51,7 @@ type part struct {
 	logs  plog.Logs
 	at, n int
 	named bool
+	alone bool // the batch delivered was this one record
 }
 
 // Deliver sends ld until each of its records is accepted or dropped under the policy, or ctx
@@ -58,6 +59,7 @@ type part struct {
 // larger than its limit) sends it in halves from the start.
 func (s *Sender) Deliver(ctx context.Context, ld plog.Logs, overLimit bool, name Namer) error {
 	p := part{logs: ld, n: ld.LogRecordCount(), named: true}
+	p.alone = p.n == 1
 	if !overLimit || p.n == 1 {
 		return s.resolve(ctx, p, s.send(ctx, p), name)
 	}
@@ -96,6 +98,10 @@ func (s *Sender) resolve(ctx context.Context, p part, err error, name Namer) err
 			s.drop(ctx, p, c, err, name)
 			return nil
 		case Split, SplitThenHold:
+			if p.n == 1 && action == SplitThenHold && p.alone {
+				held = true // a batch of one record: no halves to say it is about the data
+				break
+			}
 			if p.n == 1 {
 				s.drop(ctx, p, c, err, name)
 				return nil

@@ -199,6 +199,22 @@ func TestOtherRefusalOfEverythingHolds(t *testing.T) {
 	assert.Empty(t, obs.dropped, "both halves refused: not about the data")
 }
 
+// A batch of one record refused for an unknown reason has no halves to tell whether the
+// refusal is about it: it is held, as a batch whose halves are both refused (a line that waited
+// for force_flush_period often leaves alone).
+func TestOtherRefusalOfABatchOfOneHolds(t *testing.T) {
+	sink := &testkit.LogsSink{Answer: func(_ context.Context, call int, _ plog.Logs) error {
+		if call < 5 {
+			return consumererror.NewPermanent(errors.New("the gateway's exporter refused"))
+		}
+		return nil
+	}}
+	obs := newCounter()
+	require.NoError(t, newSender(DefaultPolicy(), sink, obs, zap.NewNop()).Deliver(context.Background(), batchOf(1), false, nil))
+	assert.Equal(t, want(1), sortedBodies(sink))
+	assert.Empty(t, obs.dropped)
+}
+
 func TestOtherRefusalOfOneRecordDropsIt(t *testing.T) {
 	sink := &testkit.LogsSink{Answer: func(_ context.Context, _ int, ld plog.Logs) error {
 		if hasBody(ld, "r6") {

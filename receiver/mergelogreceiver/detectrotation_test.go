@@ -57,6 +57,9 @@ func TestDetectAcrossRotation(t *testing.T) {
 			assert.Equal(t, []string{"INFO before", strings.Join(trace, "\n"), "INFO after"}, s.WaitForBodies(t, 3))
 			s.AssertNoMoreThan(t, 3, settle)
 			assert.Zero(t, tt.sum(unjoinedMetric, nil))
+			// The trace has the runtime's time of its first line, written before the rotation.
+			assert.Equal(t, time.Date(2026, 11, 29, 10, 0, 1, 1, time.UTC),
+				podRecords(s)[strings.Join(trace, "\n")].lr.Timestamp().AsTime())
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mergelog/otelcol-mergelog/internal/container"
 	"github.com/mergelog/otelcol-mergelog/internal/decompress"
+	"github.com/mergelog/otelcol-mergelog/internal/ledger"
 )
 
 // With format container, a line the runtime split (CRI P pieces, Docker's lines without their
@@ -87,7 +88,11 @@ func (w *splitWaits) continueSplit(s *stream, start int64) {
 			s.borrowed = o.lent
 		}
 		// The lines of o's entry are s's now: o's books let go of them, its loan holds its
-		// commit at their start instead.
+		// commit at their start instead. s's books hold the entry as a line of no bytes at
+		// start with the runtime's time of its first line: the record's time.
+		if first, ok := o.books.Lines.First(); ok && o.joiner.Pending() {
+			s.books.Lines.Push(ledger.Line{Start: start, End: start, At: first.At})
+		}
 		o.books.Lines.PopThrough(math.MaxInt64)
 		s.joiner.TakeOver(o.joiner, start)
 		s.pieces.TakeOver(o.pieces)
