@@ -21,7 +21,7 @@ import (
 // for the one before them. Owned by the run goroutine.
 type rotations struct {
 	logs map[string][]*tailedFile  // by containerLog of their path; nil without split_line_wait
-	held map[*tailedFile]time.Time // live files not begun for an older one, since when
+	held map[*tailedFile]time.Time // files not begun, held for the one before them, since when
 	wait time.Duration             // split_line_wait: the longest a file is held back
 }
 
