@@ -127,7 +127,7 @@ func (rd *reading) compact() {
 func (rd *reading) readFile(ctx context.Context, f *tailedFile) (more bool) {
 	now := time.Now()
 	if rd.split.files.holds(f, now) {
-		return false // read once the container's older file is (rotations.go)
+		return false // read once the file before it in its container's log is (rotations.go)
 	}
 	f.observed = now.UnixNano()
 	if f.file.Path() != f.path {
