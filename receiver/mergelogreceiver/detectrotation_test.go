@@ -2,10 +2,8 @@ package mergelogreceiver
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -75,11 +73,7 @@ func TestDetectAcrossRotationCrash(t *testing.T) {
 	cfg, host := withStorage(detectRotatedConfig(root), m)
 	joined := strings.Join(trace, "\n")
 	crashed := &testkit.LogsSink{Answer: func(_ context.Context, _ int, ld plog.Logs) error {
-		if slices.Contains(testkit.BodiesOf(ld), joined) {
-			m.Freeze() // the process dies before the trace is accepted
-			return errors.New("the process is gone")
-		}
-		return nil
+		return diesOn(m, ld, joined)
 	}}
 	tt := componenttestTelemetry(t)
 	r := startWith(t, tt.settings(), cfg, crashed, host)
@@ -91,11 +85,7 @@ func TestDetectAcrossRotationCrash(t *testing.T) {
 	require.Eventually(t, func() bool { return crashed.Calls() > 1 }, testkit.Timeout, 5*time.Millisecond)
 	shutdownSoon(t, r)
 
-	m.Thaw() // the process starts again
-	restarted := &testkit.LogsSink{}
-	startReceiver(t, cfg, restarted, host)
-	assert.Equal(t, []string{joined}, restarted.WaitForBodies(t, 1))
-	restarted.AssertNoMoreThan(t, 1, settle)
+	restartAfterCrash(t, cfg, host, m, joined)
 	assert.Equal(t, []string{"INFO before"}, crashed.Bodies())
 }
 

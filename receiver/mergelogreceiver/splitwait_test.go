@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/mergelog/otelcol-mergelog/internal/testkit"
@@ -138,11 +139,7 @@ func TestSplitLineAcrossRotationCrash(t *testing.T) {
 			<-release // "before" stays in flight while the rotation's pieces are taken over
 			return nil
 		}
-		if slices.Contains(testkit.BodiesOf(ld), joined) {
-			m.Freeze() // the process dies before the joined line is accepted
-			return errors.New("the process is gone")
-		}
-		return nil
+		return diesOn(m, ld, joined)
 	}}
 	tt := componenttestTelemetry(t)
 	r := startWith(t, tt.settings(), cfg, crashed, host)
@@ -158,12 +155,29 @@ func TestSplitLineAcrossRotationCrash(t *testing.T) {
 	require.Eventually(t, func() bool { return crashed.Calls() > 2 }, testkit.Timeout, 5*time.Millisecond)
 	shutdownSoon(t, r)
 
-	m.Thaw() // the process starts again
+	restartAfterCrash(t, cfg, host, m, joined)
+	assert.Equal(t, []string{"before"}, crashed.Bodies())
+}
+
+// diesOn is a crash in a sink's answer: when ld holds joined, m freezes (nothing more is
+// stored) and the batch is refused, as when the process dies before joined is accepted.
+func diesOn(m *testkit.MemStorage, ld plog.Logs, joined string) error {
+	if slices.Contains(testkit.BodiesOf(ld), joined) {
+		m.Freeze()
+		return errors.New("the process is gone")
+	}
+	return nil
+}
+
+// restartAfterCrash starts the receiver again on m's checkpoints and asserts joined comes,
+// whole, once.
+func restartAfterCrash(t *testing.T, cfg *Config, host component.Host, m *testkit.MemStorage, joined string) {
+	t.Helper()
+	m.Thaw()
 	restarted := &testkit.LogsSink{}
 	startReceiver(t, cfg, restarted, host)
 	assert.Equal(t, []string{joined}, restarted.WaitForBodies(t, 1))
 	restarted.AssertNoMoreThan(t, 1, settle)
-	assert.Equal(t, []string{"before"}, crashed.Bodies())
 }
 
 // The pieces at the end of what was read of a file are not its end when the file holds more:
