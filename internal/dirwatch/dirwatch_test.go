@@ -195,8 +195,8 @@ func TestOverflowAsksForRescan(t *testing.T) {
 	}
 	dir := t.TempDir()
 	w := newWatcher(t, dir)
-	// Two files written in turn: consecutive events differ, so the kernel merges none. The
-	// events exceed the kernel's queue, fsnotify's buffer and the one read it holds.
+	// Two files written in turn: consecutive events differ, so the kernel merges none. Nothing
+	// reads the queue until Changes is called, so the events exceed it.
 	fds := make([]*os.File, 2)
 	for i := range fds {
 		fd, err := os.Create(filepath.Join(dir, strconv.Itoa(i)))
@@ -206,7 +206,7 @@ func TestOverflowAsksForRescan(t *testing.T) {
 		t.Cleanup(func() { _ = fd.Close() }) // written only, and the test is over
 		fds[i] = fd
 	}
-	for i := range 2 * (queued + 2*bufferedEvents) {
+	for i := range queued + 16 {
 		if _, err := fds[i%2].WriteString("x\n"); err != nil {
 			t.Fatal(err)
 		}
