@@ -43,7 +43,6 @@ extensions:
   health_check:
     endpoint: 127.0.0.1:%d
 service:
-  extensions: [file_storage, health_check]
   telemetry:
     logs:
       level: %s

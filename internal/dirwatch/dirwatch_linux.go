@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -219,7 +220,7 @@ func (w *Watcher) note(wd int32, mask uint32, name []byte) (rescan bool) {
 	}
 	for _, alias := range w.aliases[wd] {
 		w.path = append(w.path[:0], alias...)
-		if len(alias) == 0 || alias[len(alias)-1] != '/' {
+		if !strings.HasSuffix(alias, "/") {
 			w.path = append(w.path, '/')
 		}
 		w.path = append(w.path, name...)

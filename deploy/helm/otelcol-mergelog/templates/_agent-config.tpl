@@ -41,6 +41,8 @@ extensions:
     directory: /var/lib/otelcol
   health_check:
     endpoint: ${env:K8S_POD_IP}:13133
+  # The executable's pages that only start-up used, given back once the pipelines run.
+  pageout: {}
 
 processors:
   memory_limiter:
@@ -62,7 +64,7 @@ exporters:
       max_elapsed_time: 0
 
 service:
-  extensions: [file_storage, health_check]
+  extensions: [file_storage, health_check, pageout]
   telemetry:
     metrics:
       readers:
