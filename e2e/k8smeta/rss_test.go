@@ -39,7 +39,7 @@ func TestIdleRSS(t *testing.T) {
 			configs = []string{agentConfig, componentConfig(t), configs[1]}
 		}
 		env := []string{"K8S_NODE_NAME=" + node, "K8S_NAMESPACE=otelcol", "K8S_POD_IP=127.0.0.1",
-			"KUBECONFIG=" + kubeconfig(t, root, api.srv.URL), "GOMAXPROCS=1", "GOMEMLIMIT=400MiB"}
+			"KUBECONFIG=" + kubeconfig(t, root, api.srv.URL), "GOMAXPROCS=1", "GOMEMLIMIT=200MiB"}
 		c := startCollector(t, env, configs...)
 		time.Sleep(settle)
 		select {

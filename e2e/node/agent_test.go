@@ -19,7 +19,7 @@ import (
 // manifest sets them.
 const (
 	podGOMAXPROCS = "1"
-	podGOMEMLIMIT = "400MiB"
+	podGOMEMLIMIT = "200MiB"
 )
 
 // agent is one node agent: the built collector run with its configs, restarted after each
