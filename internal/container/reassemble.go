@@ -1,16 +1,6 @@
 package container
 
-import "sync"
-
-// keepBytes is the largest buffer a Reassembler keeps for its next line: enough for the usual
-// split (a runtime cuts at 16 KiB) without allocating again.
-const keepBytes = 64 << 10
-
-// longLines lends the buffers of lines longer than keepBytes (*[]byte): a long line's buffer goes
-// back at its Flush for the next long line of any stream, instead of each long line growing
-// one from nothing (a 1 MiB line cost ~5 MiB of allocations in doubling steps). The pool empties
-// at garbage collections, so that an idle agent keeps none.
-var longLines sync.Pool
+import "github.com/mergelog/otelcol-mergelog/internal/longbuf"
 
 // Reassembler joins the pieces of one stream's lines that the runtime split (CRI lines tagged
 // P, Docker logs without their newline) or that the reader cut at its maximum line size, back
@@ -57,10 +47,10 @@ func (r *Reassembler) Add(log []byte, start, end, at int64, more bool) {
 	if !r.open {
 		r.open, r.start, r.at = true, start, at
 	}
-	if n := len(r.buf) + len(log); n > cap(r.buf) && n > keepBytes {
-		r.borrow()
-	}
-	r.buf = append(r.buf, log...)
+	// A long line's buffer is lent (longbuf) for the next long line of any stream, instead of
+	// each one growing its own from nothing (a 1 MiB line cost ~5 MiB of allocations in
+	// doubling steps), and goes back at its end: most lines are short.
+	r.buf = append(longbuf.Grow(r.buf, len(log)), log...)
 	r.end = end
 	if !more {
 		r.Flush()
@@ -92,25 +82,7 @@ func (r *Reassembler) Flush() {
 // reset empties r for its next line.
 func (r *Reassembler) reset() {
 	r.open, r.carried = false, false
-	if cap(r.buf) > keepBytes {
-		// One long line must not cost the stream its size for the rest of the file's life: a
-		// node has hundreds of streams, and most lines are short.
-		b := r.buf[:0]
-		longLines.Put(&b)
-		r.buf = nil
-	} else {
-		r.buf = r.buf[:0]
-	}
-}
-
-// borrow moves the pieces collected into a buffer lent by longLines, if it has one (append
-// grows it further if need be).
-func (r *Reassembler) borrow() {
-	lent, ok := longLines.Get().(*[]byte)
-	if !ok {
-		return
-	}
-	r.buf = append((*lent)[:0], r.buf...)
+	r.buf = longbuf.Reset(r.buf)
 }
 
 // Held returns the bytes of the pieces collected, which the Reassembler holds until their line

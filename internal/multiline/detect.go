@@ -1,6 +1,9 @@
 package multiline
 
-import "github.com/mergelog/otelcol-mergelog/internal/stacktrace"
+import (
+	"github.com/mergelog/otelcol-mergelog/internal/longbuf"
+	"github.com/mergelog/otelcol-mergelog/internal/stacktrace"
+)
 
 // detecting is the state of detect mode. While tentative, the open entry ends in lines the
 // Detector called Maybe: the entry's text up to confirmedTo is what it has confirmed, and bounds
@@ -111,9 +114,9 @@ func (j *Joiner) flushDetected() {
 	j.detect.det.Reset()
 }
 
-// release drops the queues if they grew beyond keepBytes (they are empty between Adds).
+// release drops the queues if they grew beyond longbuf.Keep (they are empty between Adds).
 func (d *detecting) release() {
-	if cap(d.queue)+cap(d.spare) > keepBytes {
+	if cap(d.queue)+cap(d.spare) > longbuf.Keep {
 		d.queue, d.spare, d.queued, d.spared = nil, nil, nil, nil
 	}
 }

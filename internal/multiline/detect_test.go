@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/mergelog/otelcol-mergelog/internal/longbuf"
 	"github.com/mergelog/otelcol-mergelog/internal/stacktrace"
 )
 
@@ -82,11 +83,11 @@ func FuzzDetect(f *testing.F) {
 func TestDetectRelease(t *testing.T) {
 	j, err := New(Config{Detect: stacktrace.All}, func([]byte, int64) {})
 	assert.NoError(t, err)
-	long := strings.Repeat("x", keepBytes)
+	long := strings.Repeat("x", longbuf.Keep)
 	j.Add([]byte("INFO a"), 7)
 	j.Add([]byte("  "+long), 10+int64(len(long)))
 	j.Flush() // gives the Maybe line again, through the queues
-	assert.Greater(t, cap(j.detect.queue)+cap(j.detect.spare), keepBytes)
+	assert.Greater(t, cap(j.detect.queue)+cap(j.detect.spare), longbuf.Keep)
 	j.Release()
 	assert.Zero(t, cap(j.detect.queue)+cap(j.detect.spare))
 }

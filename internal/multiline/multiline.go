@@ -65,6 +65,7 @@ import (
 	"errors"
 
 	"github.com/mergelog/otelcol-mergelog/internal/linestart"
+	"github.com/mergelog/otelcol-mergelog/internal/longbuf"
 	"github.com/mergelog/otelcol-mergelog/internal/stacktrace"
 )
 
@@ -258,16 +259,10 @@ func (j *Joiner) Pending() bool { return j.lines > 0 }
 // Held returns the bytes of the open entry's text, which the Joiner holds until the entry ends.
 func (j *Joiner) Held() int { return len(j.buf) }
 
-// keepBytes is the largest buffer Release leaves a Joiner.
-const keepBytes = 64 << 10
-
-// Release drops the Joiner's buffer, if nothing is open and it grew beyond keepBytes: a long
-// entry (a stack trace of a few hundred lines) must not cost an idle input its size for the rest
-// of its life. Reading on reuses the buffer; call Release when the input goes quiet.
+// Release drops what detection queued, if it grew beyond longbuf.Keep: a burst of lines must
+// not cost an idle input its size for the rest of its life; call Release when the input goes
+// quiet. (The open entry's buffer, if a long entry grew it, goes back as the entry ends.)
 func (j *Joiner) Release() {
-	if j.lines == 0 && cap(j.buf) > keepBytes {
-		j.buf = nil
-	}
 	if j.detect != nil {
 		j.detect.release()
 	}
@@ -301,6 +296,7 @@ func (j *Joiner) add(line []byte, end int64) {
 	}
 	// A line of which not even the separator fits leaves no trace in the text.
 	if keep > 0 || j.lines == 0 {
+		j.buf = longbuf.Grow(j.buf, keep)
 		if j.lines > 0 {
 			j.buf = append(j.buf, '\n')
 			keep--
@@ -335,6 +331,7 @@ func (j *Joiner) addSplit(line []byte, end int64, maxBytes int) {
 	// '\n' is dropped. The piece ends inside line, and carries the end of the last line that
 	// ends in it (there is one: an entry has lines when line does not fit), so that line is
 	// still waiting for the entry with its rest.
+	j.buf = longbuf.Grow(j.buf, 1+len(line))
 	if j.lines > 0 && len(j.buf)+1+len(line) > maxBytes {
 		if room := maxBytes - len(j.buf); room > 0 {
 			j.buf = append(j.buf, '\n')
@@ -421,7 +418,7 @@ func (j *Joiner) out(text []byte, end int64) {
 }
 
 func (j *Joiner) reset() {
-	j.buf = j.buf[:0]
+	j.buf = longbuf.Reset(j.buf)
 	j.full = 0
 	j.lines = 0
 	j.end = -1

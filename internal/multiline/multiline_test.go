@@ -10,6 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/mergelog/otelcol-mergelog/internal/linestart"
+	"github.com/mergelog/otelcol-mergelog/internal/longbuf"
 	"github.com/mergelog/otelcol-mergelog/internal/stacktrace"
 )
 
@@ -402,12 +403,16 @@ func TestLogtailWorkload(t *testing.T) {
 	assert.Equal(t, Stats{Entries: int64(len(got))}, j.Stats())
 }
 
-// The patterns avoid the regexp path: under -race, sync.Pool drops items on purpose.
+// The patterns avoid the regexp path: under -race, sync.Pool drops items on purpose. Where every
+// line is an orphan, the whole workload is one open entry, longer than longbuf.Keep: its buffer
+// goes back as it ends and is grown again, up to Keep, then lent: a few allocations an entry
+// that long, none a line (the workload has thousands).
 func TestSteadyStateDoesNotAllocate(t *testing.T) {
 	buf := logtailWorkload(256 << 10)
+	orphans := Config{Start: pattern(t, `\d{4}-\d{2}-\d{2}`)}
 	for _, cfg := range []Config{
 		{Start: pattern(t, `cnt.*`)},
-		{Start: pattern(t, `\d{4}-\d{2}-\d{2}`)}, // every line an orphan
+		orphans,
 		{End: pattern(t, `    at`), MaxLines: 3},
 		{Start: pattern(t, `cnt`), End: pattern(t, `x`), MaxBytes: 700, Truncate: true},
 		{Start: pattern(t, `cnt.*`), MaxBytes: 1 << 20}, // the receiver's default cap
@@ -425,7 +430,11 @@ func TestSteadyStateDoesNotAllocate(t *testing.T) {
 			j.Flush()
 		}
 		feed()
-		assert.Zero(t, testing.AllocsPerRun(5, feed), "config %+v", cfg)
+		allowed := 0.0
+		if cfg.Start == orphans.Start {
+			allowed = 32
+		}
+		assert.LessOrEqual(t, testing.AllocsPerRun(5, feed), allowed, "config %+v", cfg)
 	}
 }
 
@@ -473,22 +482,21 @@ func BenchmarkJoin(b *testing.B) {
 	}
 }
 
-// Held follows the open entry's text; Release gives back a buffer grown by a long entry once
-// nothing is open, and keeps one of keepBytes or less (or one in use).
-func TestHeldAndRelease(t *testing.T) {
+// Held follows the open entry's text; a buffer grown by a long entry is given back when the
+// entry ends (a catch-up of files that each end in a long entry holds one, not one per file),
+// and one of longbuf.Keep or less is kept for the next.
+func TestHeldAndLongEntryBuffer(t *testing.T) {
 	j, err := New(Config{Start: pattern(t, `start`)}, func([]byte, int64) {})
 	require.NoError(t, err)
 	j.Add([]byte("start"), 6)
-	long := bytes.Repeat([]byte("x"), keepBytes)
+	long := bytes.Repeat([]byte("x"), longbuf.Keep)
 	j.Add(long, int64(7+len(long)))
 	assert.Equal(t, len("start\n")+len(long), j.Held())
 	j.Release()
 	assert.Equal(t, len("start\n")+len(long), j.Held(), "an open entry keeps its buffer")
 	j.Flush()
 	assert.Zero(t, j.Held())
-	assert.Greater(t, cap(j.buf), keepBytes)
-	j.Release()
-	assert.Zero(t, cap(j.buf), "a long entry's buffer given back")
+	assert.Zero(t, cap(j.buf), "a long entry's buffer given back as it ended")
 
 	j.Add([]byte("start short"), 12)
 	j.Flush()

@@ -47,7 +47,7 @@ func main() {
 	flag.IntVar(&o.sizeMB, "size", 300, "MB of logs per workload")
 	flag.IntVar(&o.pods, "pods", 20, "pods (files) per workload")
 	flag.IntVar(&o.runs, "runs", 3, "runs of each variant on each workload (the table shows medians)")
-	flag.StringVar(&o.workloads, "workloads", "pods,plain,multiline", "workloads: pods, plain, multiline, traces (pod logs, 5 %% of entries Java, Python or Go stack traces; with -variants shipped,detect-off,preset-recombine); issue 13's operator chains, each read by both receivers with the same operators: "+opsNames)
+	flag.StringVar(&o.workloads, "workloads", "pods,plain,multiline", "workloads: pods, plain, multiline, traces (pod logs, 5 %% of entries Java, Python or Go stack traces; with -variants shipped,detect-off,preset-recombine), splitlines (lines of 800 KiB in 16 KiB CRI pieces; with -pods 200 -size 164, one a file); issue 13's operator chains, each read by both receivers with the same operators: "+opsNames)
 	flag.StringVar(&o.variants, "variants", "", "comma-separated variants (default: all); -list shows them")
 	flag.StringVar(&o.limits.gomaxprocs, "gomaxprocs", "1", "GOMAXPROCS of the agent (as the DaemonSet sets it)")
 	flag.StringVar(&o.limits.gomemlimit, "gomemlimit", "400MiB", "GOMEMLIMIT of the agent (as the DaemonSet sets it)")
@@ -142,11 +142,13 @@ func generate(name, dir string, size int64, files int, seed uint64) (workload, e
 		return multilineTree(dir, size, files, seed)
 	case "traces":
 		return traceTree(dir, size, files, seed)
+	case "splitlines":
+		return splitLineTree(dir, size, files)
 	}
 	if c, ok := opsCases[name]; ok {
 		return opsTree(c, name, dir, size, files, seed)
 	}
-	return workload{}, fmt.Errorf("unknown workload %q (pods, plain, multiline, traces, %s)", name, opsNames)
+	return workload{}, fmt.Errorf("unknown workload %q (pods, plain, multiline, traces, splitlines, %s)", name, opsNames)
 }
 
 func chooseVariants(o options) ([]variant, error) {
