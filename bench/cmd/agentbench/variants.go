@@ -130,6 +130,7 @@ receivers:
     include: [%[1]s/*.log]
     format: text
     multiline:
+      detect: [] # the shipped detection does not combine with a pattern
       line_start_pattern: '\d{4}-\d{2}-\d{2} '
   filelog:
     include: [%[1]s/*.log]
