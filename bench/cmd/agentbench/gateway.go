@@ -139,7 +139,8 @@ func (g *gateway) Export(_ context.Context, req plogotlp.ExportRequest) (plogotl
 	for _, rl := range req.Logs().ResourceLogs().All() {
 		for _, sl := range rl.ScopeLogs().All() {
 			for _, lr := range sl.LogRecords().All() {
-				if seq, ok := seqOf(lr.Body().Str()); ok {
+				// AsString: Fluent Bit's body is its record, a map holding the line as "log".
+				if seq, ok := seqOf(lr.Body().AsString()); ok {
 					seqs = append(seqs, seq)
 				} else {
 					noSeq++

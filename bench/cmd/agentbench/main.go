@@ -2,7 +2,10 @@
 // distribution run as a process with the pod's limits, on a tree of log files read from the
 // beginning, exporting to a local OTLP endpoint that counts every record. Beside the shipped
 // agent config it runs, interleaved in the same run, the helm chart's logsCollection preset
-// (anchor a) and the preset's receiver inside the shipped pipeline (anchor b).
+// (anchor a) and the preset's receiver inside the shipped pipeline (anchor b), and Fluent Bit
+// (-fluent-bit, on the pods workload) as a third anchor. A collector variant runs on the node
+// agent's build (-otelcol-agent) where its config uses only components that build has, else on
+// the full distribution (-otelcol): the preset's file_log and batch are not in the agent's.
 //
 // The default workloads are pod logs (pods), one-line plain files (plain) and multiline
 // application logs (multiline). The ops-* workloads, chosen with -workloads, are issue 13's
@@ -18,13 +21,17 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
 
 type options struct {
 	otelcol    string
+	agent      string // the node agent's build
+	fluentBit  string
 	shipped    string
 	dir        string
 	sizeMB     int
@@ -41,7 +48,9 @@ type options struct {
 
 func main() {
 	var o options
-	flag.StringVar(&o.otelcol, "otelcol", "_build/otelcol-mergelog", "the built distribution")
+	flag.StringVar(&o.otelcol, "otelcol", "_build/otelcol-mergelog", "the built distribution (the variants whose components the agent's build lacks)")
+	flag.StringVar(&o.agent, "otelcol-agent", "_build/agent/otelcol-mergelog-agent", "the node agent's build, for each variant whose components it has ('': none, every variant on -otelcol)")
+	flag.StringVar(&o.fluentBit, "fluent-bit", "", "Fluent Bit's binary, for the fluent-bit variant (skipped without it)")
 	flag.StringVar(&o.shipped, "config", "deploy/kubernetes/agent-config.yaml", "the shipped agent config")
 	flag.StringVar(&o.dir, "dir", "", "work directory (default: a new temporary one, removed at the end)")
 	flag.IntVar(&o.sizeMB, "size", 300, "MB of logs per workload")
@@ -92,6 +101,10 @@ func run(o options) error {
 	defer gw.stop()
 	gw.delay = o.slow
 
+	bs, err := loadBuilds(o.otelcol, o.agent, o.fluentBit)
+	if err != nil {
+		return err
+	}
 	var rows []row
 	failed := false
 	for i, name := range strings.Split(o.workloads, ",") {
@@ -100,29 +113,38 @@ func run(o options) error {
 			return fmt.Errorf("workload %s: %w", name, err)
 		}
 		fmt.Fprintf(os.Stderr, "workload %s: %d records, %.0f MB in %d files\n", wl.name, wl.records, float64(wl.bytes)/1e6, o.pods)
+		plans, err := planRuns(string(shipped), chosen, wl, bs)
+		if err != nil {
+			return err
+		}
 		results := map[string][]result{}
 		for r := range o.runs {
-			for _, v := range chosen { // interleaved: each round runs every variant once
-				runDir := filepath.Join(dir, "runs", fmt.Sprintf("%s-%s-%d", wl.name, v.name, r))
+			for _, p := range plans { // interleaved: each round runs every variant once
+				runDir := filepath.Join(dir, "runs", fmt.Sprintf("%s-%s-%d", wl.name, p.v.name, r))
 				state := filepath.Join(runDir, "state")
 				if err := os.MkdirAll(state, 0o755); err != nil {
 					return err
 				}
-				configs, err := configFiles(runDir, string(shipped), v, wl, gw.addr, gw.httpAddr, state)
+				var configs []string
+				if p.v.fluentBit {
+					configs, err = fluentBitFiles(runDir, wl, gw.httpAddr, state)
+				} else {
+					configs, err = configFiles(runDir, p.v, p.docs, wl, gw.addr, gw.httpAddr, state)
+				}
 				if err != nil {
 					return err
 				}
-				res := runAgent(o.otelcol, configs, v.args, o.limits, gw, wl, o.timeout, filepath.Join(runDir, "agent.log"))
-				fmt.Fprintf(os.Stderr, "  %-10s %-14s run %d: %s\n", wl.name, v.name, r+1, res.line(wl))
+				res := runAgent(p.build.bin, configs, p.v.args, o.limits, gw, wl, o.timeout, filepath.Join(runDir, "agent.log"))
+				fmt.Fprintf(os.Stderr, "  %-10s %-14s run %d: %s\n", wl.name, p.v.name, r+1, res.line(wl))
 				if res.err != nil {
 					failed = true
 				}
-				results[v.name] = append(results[v.name], res)
+				results[p.v.name] = append(results[p.v.name], res)
 				_ = os.RemoveAll(state)
 			}
 		}
-		for _, v := range chosen {
-			rows = append(rows, summarize(wl, v, results[v.name]))
+		for _, p := range plans {
+			rows = append(rows, summarize(wl, p, results[p.v.name]))
 		}
 	}
 	printTable(os.Stdout, o, rows)
@@ -130,6 +152,38 @@ func run(o options) error {
 		return fmt.Errorf("some runs did not deliver every record (see above)")
 	}
 	return nil
+}
+
+// plan is how a variant runs on a workload: its config docs (a collector's) and its build.
+type plan struct {
+	v     variant
+	docs  []string
+	build build
+}
+
+// planRuns plans each chosen variant's runs on wl, leaving out, with a word why, the variants
+// that do not run on it.
+func planRuns(shipped string, chosen []variant, wl workload, bs builds) ([]plan, error) {
+	var plans []plan
+	for _, v := range chosen {
+		if v.fluentBit && fluentBitSkip(wl) != "" {
+			fmt.Fprintf(os.Stderr, "  %-10s %-14s skipped: %s\n", wl.name, v.name, fluentBitSkip(wl))
+			continue
+		}
+		p := plan{v: v}
+		var err error
+		if !v.fluentBit {
+			p.docs, err = configDocs(shipped, v, wl)
+		}
+		if err == nil {
+			p.build, err = bs.choose(v, p.docs)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("variant %s: %w", v.name, err)
+		}
+		plans = append(plans, p)
+	}
+	return plans, nil
 }
 
 func generate(name, dir string, size int64, files int, seed uint64) (workload, error) {
@@ -173,7 +227,7 @@ func chooseVariants(o options) ([]variant, error) {
 		}
 	}
 	if o.variants == "" {
-		return all, nil
+		return withFluentBit(all, o.fluentBit), nil
 	}
 	var out []variant
 	for _, name := range strings.Split(o.variants, ",") {
@@ -187,5 +241,24 @@ func chooseVariants(o options) ([]variant, error) {
 			return nil, fmt.Errorf("unknown variant %q (-list shows them)", name)
 		}
 	}
-	return out, nil
+	return withFluentBit(out, o.fluentBit), nil
+}
+
+// withFluentBit leaves the fluent-bit variant out of vs, saying so, unless bin is Fluent Bit's
+// executable.
+func withFluentBit(vs []variant, bin string) []variant {
+	return slices.DeleteFunc(vs, func(v variant) bool {
+		if !v.fluentBit {
+			return false
+		}
+		if bin == "" {
+			fmt.Fprintf(os.Stderr, "agentbench: variant %s skipped: no -fluent-bit binary given\n", v.name)
+			return true
+		}
+		if _, err := exec.LookPath(bin); err != nil {
+			fmt.Fprintf(os.Stderr, "agentbench: variant %s skipped: no Fluent Bit build at %s (-fluent-bit; FLUENT_BIT= of make bench-agent): %v\n", v.name, bin, err)
+			return true
+		}
+		return false
+	})
 }

@@ -12,6 +12,7 @@ import (
 // row is the medians of one variant's runs on one workload.
 type row struct {
 	workload, variant string
+	build             string // the binary's (build.name)
 	about             string // the workload's
 	runs, failed      int
 	cpu, wall         float64 // seconds
@@ -32,8 +33,8 @@ func (r result) line(wl workload) string {
 		float64(r.peakRSS)/(1<<20), float64(r.wire)/1e6, r.unique, r.duplicates)
 }
 
-func summarize(wl workload, v variant, rs []result) row {
-	out := row{workload: wl.name, about: wl.about, variant: v.name, runs: len(rs), records: wl.records}
+func summarize(wl workload, p plan, rs []result) row {
+	out := row{workload: wl.name, about: wl.about, variant: p.v.name, build: p.build.name, runs: len(rs), records: wl.records}
 	var cpu, wall, busy, rss, wire []float64
 	for _, r := range rs {
 		if r.err != nil {
@@ -54,8 +55,9 @@ func summarize(wl workload, v variant, rs []result) row {
 	return out
 }
 
-// printTable prints a Markdown table per workload, with each variant's CPU per MB set against
-// the two anchors of the same run.
+// printTable prints a Markdown table per workload, with each variant's MB per CPU-second set
+// against the anchors of the same run: the preset (a), its receiver in the shipped pipeline
+// (b) and Fluent Bit.
 func printTable(w io.Writer, o options, rows []row) {
 	fmt.Fprintf(w, "\nagentbench: %d MB per workload, %d files, GOMAXPROCS=%s GOMEMLIMIT=%s, medians of %d runs (%s)\n",
 		o.sizeMB, o.pods, o.limits.gomaxprocs, o.limits.gomemlimit, o.runs, time.Now().UTC().Format(time.RFC3339))
@@ -71,14 +73,14 @@ func printTable(w io.Writer, o options, rows []row) {
 			}
 		}
 		fmt.Fprintf(w, "\n%s\n\n", title)
-		fmt.Fprintln(w, "| variant | agent CPU-s | MB/cpu-s | × (a) preset | × (b) preset-rx | peak RSS MiB | wall s | CPU ÷ wall in catch-up | wire MB | records | max dup | failed |")
-		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
+		fmt.Fprintln(w, "| variant | build | agent CPU-s | MB/cpu-s | × (a) preset | × (b) preset-rx | × fluent-bit | peak RSS MiB | wall s | CPU ÷ wall in catch-up | wire MB | records | max dup | failed |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 		for _, r := range rows {
 			if r.workload != wl {
 				continue
 			}
-			fmt.Fprintf(w, "| %s | %.1f | %.1f | %s | %s | %.0f | %.1f | %.2f | %.1f | %d | %d | %d/%d |\n",
-				r.variant, r.cpu, r.mbPerCPU, ratio(r.mbPerCPU, anchor["preset"]), ratio(r.mbPerCPU, anchor["preset-rx"]),
+			fmt.Fprintf(w, "| %s | %s | %.1f | %.1f | %s | %s | %s | %.0f | %.1f | %.2f | %.1f | %d | %d | %d/%d |\n",
+				r.variant, r.build, r.cpu, r.mbPerCPU, ratio(r.mbPerCPU, anchor["preset"]), ratio(r.mbPerCPU, anchor["preset-rx"]), ratio(r.mbPerCPU, anchor["fluent-bit"]),
 				r.peakRSS, r.wall, r.busy, r.wireMB, r.records, r.duplicates, r.failed, r.runs)
 		}
 	}

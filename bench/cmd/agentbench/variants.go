@@ -14,6 +14,7 @@ type variant struct {
 	about     string
 	preset    bool     // based on the helm chart's preset rather than the shipped config
 	renamed   bool     // the preset with file_log renamed to mergelog, nothing else changed
+	fluentBit bool     // Fluent Bit (fluentbit.go) rather than a collector
 	overrides []string // YAML documents
 	args      []string // more command-line arguments of the agent (an override's "# args: …" line)
 }
@@ -79,6 +80,7 @@ var variants = []variant{
 	{name: "preset-renamed", about: "the preset with file_log renamed to mergelog (the drop-in)", preset: true, renamed: true},
 	{name: "detect-off", about: "the shipped config without stack trace detection (multiline.detect: [])", overrides: []string{detectOff}},
 	{name: "preset-recombine", about: "(a) the preset with a recombine operator joining Java traces (the traces workload)", preset: true, overrides: []string{presetRecombine}},
+	{name: "fluent-bit", about: "Fluent Bit as its docs and chart run it: tail `docker, cri` with an offset DB, OTLP/HTTP out (the pods workload)", fluentBit: true},
 }
 
 // detectOff turns the shipped agent's stack trace detection off.
@@ -128,6 +130,7 @@ receivers:
     include: [%[1]s/*.log]
     format: text
     multiline:
+      detect: [] # the shipped detection does not combine with a pattern
       line_start_pattern: '\d{4}-\d{2}-\d{2} '
   filelog:
     include: [%[1]s/*.log]
@@ -139,10 +142,9 @@ receivers:
 	return ""
 }
 
-// configFiles writes the config files of one run of v on wl and returns their paths, in the
-// order the collector merges them. The node's paths and the gateway's address are rewritten to
-// the run's: the log tree, the state directory and the local gateway.
-func configFiles(dir, shipped string, v variant, wl workload, gatewayAddr, gatewayHTTP, state string) ([]string, error) {
+// configDocs are the config documents of v on wl, in the order the collector merges them: the
+// base, v's overrides, and the workload's override of the receivers v has.
+func configDocs(shipped string, v variant, wl workload) ([]string, error) {
 	base := shipped
 	if v.preset {
 		base = presetConfig
@@ -152,8 +154,24 @@ func configFiles(dir, shipped string, v variant, wl workload, gatewayAddr, gatew
 	}
 	docs := append([]string{base}, v.overrides...)
 	if o := workloadOverride(wl); o != "" {
-		docs = append(docs, o)
+		has, err := componentIDs(docs, "receivers")
+		if err != nil {
+			return nil, err
+		}
+		if o, err = keepReceivers(o, has); err != nil {
+			return nil, err
+		}
+		if o != "" {
+			docs = append(docs, o)
+		}
 	}
+	return docs, nil
+}
+
+// configFiles writes the config docs of one run of v on wl and returns their paths. The node's
+// paths and the gateway's address are rewritten to the run's: the log tree, the state
+// directory and the local gateway.
+func configFiles(dir string, v variant, docs []string, wl workload, gatewayAddr, gatewayHTTP, state string) ([]string, error) {
 	var paths []string
 	for i, d := range docs {
 		d = strings.ReplaceAll(d, "/var/log/pods", wl.root)

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestFluentBitFiles(t *testing.T) {
+	dir := t.TempDir()
+	paths, err := fluentBitFiles(dir, workload{name: "pods", root: "/tree/pods"}, "127.0.0.1:4318", "/state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != 1 {
+		t.Fatalf("want one config file, got %v", paths)
+	}
+	conf, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Path              /tree/pods/*/*/*.log",
+		"multiline.parser  docker, cri",
+		"DB                /state/tail.db",
+		"Read_from_Head    On",
+		"Name      opentelemetry",
+		"Host      127.0.0.1",
+		"Port      4318",
+		"Logs_uri  /v1/logs",
+	} {
+		if !strings.Contains(string(conf), want) {
+			t.Errorf("config lacks %q:\n%s", want, conf)
+		}
+	}
+	if _, err := fluentBitFiles(dir, workload{name: "pods"}, "no-port", "/state"); err == nil {
+		t.Error("a gateway address without a port: want an error")
+	}
+}
+
+func TestFluentBitSkip(t *testing.T) {
+	if why := fluentBitSkip(workload{name: "pods"}); why != "" {
+		t.Errorf("pods: skipped (%s)", why)
+	}
+	for _, name := range []string{"plain", "multiline", "traces", "ops-container"} {
+		if fluentBitSkip(workload{name: name}) == "" {
+			t.Errorf("%s: want a reason to skip", name)
+		}
+	}
+}
+
+func TestWithFluentBit(t *testing.T) {
+	vs := []variant{{name: "shipped"}, {name: "fluent-bit", fluentBit: true}}
+	if got := withFluentBit(append([]variant(nil), vs...), ""); len(got) != 1 || got[0].name != "shipped" {
+		t.Errorf("no binary: got %v", got)
+	}
+	if got := withFluentBit(append([]variant(nil), vs...), "/nonexistent/fluent-bit"); len(got) != 1 {
+		t.Errorf("a missing binary: got %v", got)
+	}
+	bin, err := os.Executable() // any executable stands in for Fluent Bit's
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := withFluentBit(append([]variant(nil), vs...), bin); len(got) != 2 {
+		t.Errorf("an executable: got %v", got)
+	}
+}
