@@ -161,6 +161,16 @@ $(FLOOR): $(OCB) bench/idlerss/floor-builder.yaml
 bench-mergelog:
 	./scripts/bench-mergelog.sh
 
+# The README's figures (docs/figures/*.svg: CPU per GB and peak RSS at a steady rate and catching
+# up, ours against the helm preset and Fluent Bit) redrawn from the reports of bench-steady and
+# bench-agent; STEADY_REPORT, AGENT_REPORT name others (empty: none).
+STEADY_REPORT ?= $(BUILD)/steady-report.md
+AGENT_REPORT  ?= $(BUILD)/agent-report.md
+.PHONY: plots
+plots:
+	cd bench && $(GO) build -o $(abspath $(BUILD))/plots ./cmd/plots
+	$(BUILD)/plots -steady '$(STEADY_REPORT)' -agent '$(AGENT_REPORT)' -out docs/figures
+
 # Every fuzz target for FUZZTIME (default 30s) each; the seed corpora also run in `make test`.
 fuzz:
 	./scripts/fuzz.sh
