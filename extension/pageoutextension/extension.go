@@ -13,11 +13,12 @@ import (
 // pageout gives the executable's resident pages back once, cfg.Delay after the pipelines are
 // ready.
 type pageout struct {
-	delay  time.Duration
-	logger *zap.Logger
-	mu     sync.Mutex
-	timer  *time.Timer   // set by Ready
-	ran    chan struct{} // closed when the page-out has run
+	delay   time.Duration
+	logger  *zap.Logger
+	mu      sync.Mutex
+	timer   *time.Timer   // set by Ready
+	stopped bool          // set by Shutdown: a later Ready starts nothing
+	ran     chan struct{} // closed when the page-out has run, or will not
 }
 
 var _ extensioncapabilities.PipelineWatcher = (*pageout)(nil)
@@ -32,7 +33,7 @@ func (*pageout) Start(context.Context, component.Host) error { return nil }
 func (p *pageout) Ready() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.timer == nil {
+	if p.timer == nil && !p.stopped {
 		p.timer = time.AfterFunc(p.delay, p.run)
 	}
 	return nil
@@ -44,10 +45,15 @@ func (*pageout) NotReady() error { return nil }
 func (p *pageout) Shutdown(context.Context) error {
 	p.mu.Lock()
 	timer := p.timer
+	p.stopped = true
 	p.mu.Unlock()
-	if timer != nil && !timer.Stop() {
-		<-p.ran
+	if timer == nil {
+		return nil
 	}
+	if timer.Stop() { // only one call stops it: ran is closed once
+		close(p.ran)
+	}
+	<-p.ran
 	return nil
 }
 

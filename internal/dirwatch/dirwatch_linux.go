@@ -185,10 +185,11 @@ func (w *Watcher) noteAll(events []byte) (rescan bool) {
 	for len(events) >= unix.SizeofInotifyEvent {
 		wd := int32(binary.NativeEndian.Uint32(events[0:]))
 		mask := binary.NativeEndian.Uint32(events[4:])
-		size := unix.SizeofInotifyEvent + int(binary.NativeEndian.Uint32(events[12:]))
-		if size > len(events) {
+		nameLen := uint64(binary.NativeEndian.Uint32(events[12:]))
+		if nameLen > uint64(len(events)-unix.SizeofInotifyEvent) {
 			return true // the kernel writes whole events: this read is not one
 		}
+		size := unix.SizeofInotifyEvent + int(nameLen)
 		name := events[unix.SizeofInotifyEvent:size]
 		if end := bytes.IndexByte(name, 0); end >= 0 {
 			name = name[:end] // the name is padded with NULs
@@ -218,17 +219,30 @@ func (w *Watcher) note(wd int32, mask uint32, name []byte) (rescan bool) {
 	case mask&unix.IN_ISDIR != 0 && mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0:
 		return true // a directory created or moved in: what it holds is not watched
 	}
-	for _, alias := range w.aliases[wd] {
-		w.path = append(w.path[:0], alias...)
-		if !strings.HasSuffix(alias, "/") {
-			w.path = append(w.path, '/')
+	for i, alias := range w.aliases[wd] {
+		w.path = w.path[:0]
+		if alias != "." { // the listing names the files of "." without it, as filepath.Join does
+			w.path = append(w.path, alias...)
+			if !strings.HasSuffix(alias, "/") {
+				w.path = append(w.path, '/')
+			}
 		}
 		w.path = append(w.path, name...)
+		if i == 0 && mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 && linksToDirectory(string(w.path)) {
+			return true // a link to a directory: what it holds is not watched
+		}
 		if _, ok := w.changed[string(w.path)]; !ok { // no string made for a path seen already
 			w.changed[string(w.path)] = struct{}{}
 		}
 	}
 	return false
+}
+
+// linksToDirectory reports whether path, which the kernel did not call a directory, is a
+// symbolic link to one (a name created: rare beside the writes).
+func linksToDirectory(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.IsDir()
 }
 
 // forget drops a watch the system removed; true if it was still in use.

@@ -118,6 +118,26 @@ func TestNewDirectoryAsksForRescan(t *testing.T) {
 	waitFor(t, w)
 }
 
+// A link to a directory, created in a watched one, is a directory whose files are not
+// watched: a rescan, as for a directory created there.
+func TestNewLinkToDirectoryAsksForRescan(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	w := newWatcher(t, dir)
+	if err := os.Symlink(elsewhere, filepath.Join(dir, "current")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, w)
+}
+
+// The working directory, watched as ".", names its files as a listing of "*.log" does:
+// without a "./".
+func TestWorkingDirectoryNamesFilesBare(t *testing.T) {
+	t.Chdir(t.TempDir())
+	w := newWatcher(t, ".")
+	testkit.WriteFile(t, "a.log", "x\n")
+	waitFor(t, w, "a.log")
+}
+
 func TestWatchedDirectoryGoneAsksForRescan(t *testing.T) {
 	dir := t.TempDir()
 	sub := filepath.Join(dir, "pod")
