@@ -67,48 +67,16 @@ func startCollectorSteady(dir, pods, name, base, extra string, g *seqGateway) (*
 	return startRunAgent(dir, name, base, pods, g.grpcAddr, path)
 }
 
-// fluentBitSteadyConfig runs Fluent Bit as its docs and chart run it as a node agent (and as
-// VictoriaMetrics' benchmark does): tail with the docker and cri multiline parsers, an offset
-// DB, Mem_Buf_Limit 5MB, long lines skipped, new files looked for every 10 s; the JSON in the
-// `log` key parsed into the record (the kubernetes filter's Merge_Log, without an API server);
-// out to the gateway over OTLP/HTTP. Read_from_Head: the files exist, empty, when it starts.
-const fluentBitSteadyConfig = `[SERVICE]
-    Flush        1
-    Daemon       Off
-    Log_Level    info
-    Parsers_File %[1]s
-    HTTP_Server  Off
-
-[INPUT]
-    Name              tail
-    Path              %[2]s/*/*/*.log
-    Tag               kube.*
-    multiline.parser  docker, cri
-    DB                %[3]s
-    Mem_Buf_Limit     5MB
-    Skip_Long_Lines   On
-    Refresh_Interval  10
-    Read_from_Head    On
-
+// fluentBitJSON is what the steady state adds to Fluent Bit's node-agent config
+// (testdata/fluent-bit at the repository's root, shared with bench/cmd/agentbench): the JSON in
+// the `log` key parsed into the record (the kubernetes filter's Merge_Log, without an API server).
+const fluentBitJSON = `
 [FILTER]
     Name          parser
     Match         kube.*
     Key_Name      log
     Parser        json
     Reserve_Data  On
-
-[OUTPUT]
-    Name      opentelemetry
-    Match     kube.*
-    Host      %[4]s
-    Port      %[5]s
-    Logs_uri  /v1/logs
-    Tls       Off
-`
-
-const fluentBitParsers = `[PARSER]
-    Name   json
-    Format json
 `
 
 func startFluentBit(dir, pods string, g *seqGateway) (*agent, error) {
@@ -120,12 +88,15 @@ func startFluentBit(dir, pods string, g *seqGateway) (*agent, error) {
 	if err := os.MkdirAll(state, 0o755); err != nil {
 		return nil, err
 	}
-	parsers := filepath.Join(dir, "fluent-bit-parsers.conf")
-	if err := os.WriteFile(parsers, []byte(fluentBitParsers), 0o600); err != nil {
+	shared, err := filepath.Abs("../../testdata/fluent-bit")
+	if err != nil {
 		return nil, err
 	}
+	// Fluent Bit's @SET variables, then its node-agent config, then the JSON filter.
+	text := fmt.Sprintf("@SET pods=%s\n@SET db=%s\n@SET host=%s\n@SET port=%s\n@SET parsers=%s\n@INCLUDE %s\n%s",
+		pods, filepath.Join(state, "tail.db"), host, port, filepath.Join(shared, "parsers.conf"),
+		filepath.Join(shared, "node-agent.conf"), fluentBitJSON)
 	conf := filepath.Join(dir, "fluent-bit.conf")
-	text := fmt.Sprintf(fluentBitSteadyConfig, parsers, pods, filepath.Join(state, "tail.db"), host, port)
 	if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
 		return nil, err
 	}
