@@ -93,8 +93,8 @@ func startFluentBit(dir, pods string, g *seqGateway) (*agent, error) {
 		return nil, err
 	}
 	// Fluent Bit's @SET variables, then its node-agent config, then the JSON filter.
-	text := fmt.Sprintf("@SET pods=%s\n@SET db=%s\n@SET host=%s\n@SET port=%s\n@SET parsers=%s\n@INCLUDE %s\n%s",
-		pods, filepath.Join(state, "tail.db"), host, port, filepath.Join(shared, "parsers.conf"),
+	text := fmt.Sprintf("@SET pods=%s\n@SET db=%s\n@SET host=%s\n@SET port=%s\n@SET storage=memory\n@SET buffers=%s\n@SET parsers=%s\n@INCLUDE %s\n%s",
+		pods, filepath.Join(state, "tail.db"), host, port, filepath.Join(state, "buffers"), filepath.Join(shared, "parsers.conf"),
 		filepath.Join(shared, "node-agent.conf"), fluentBitJSON)
 	conf := filepath.Join(dir, "fluent-bit.conf")
 	if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {

@@ -76,7 +76,8 @@ func runAgent(otelcol string, configs, extraArgs []string, lim limits, gw *gatew
 		total, unique, _ := gw.counts()
 		return result{err: fmt.Errorf("agent exited early (%v) with %d of %d records; see %s", err, unique, wl.records, logPath), total: total, unique: unique}
 	case <-time.After(timeout):
-		res.err = fmt.Errorf("timeout after %s; see %s", timeout, logPath)
+		_, unique, _ := gw.counts()
+		res.err = fmt.Errorf("timeout after %s with %d of %d records; see %s", timeout, unique, wl.records, logPath)
 	}
 	gw.mu.Lock()
 	res.wall = gw.last.Sub(start)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"net"
 	"os"
@@ -22,9 +23,9 @@ func fluentBitSkip(wl workload) string {
 	return ""
 }
 
-// fluentBitFiles writes Fluent Bit's config for one run on wl, its offset DB in state, and
-// returns its path.
-func fluentBitFiles(dir string, wl workload, gatewayHTTP, state string) ([]string, error) {
+// fluentBitFiles writes Fluent Bit's config for one run of v on wl, its offset DB and buffers in
+// state, and returns its path.
+func fluentBitFiles(dir string, v variant, wl workload, gatewayHTTP, state string) ([]string, error) {
 	host, port, err := net.SplitHostPort(gatewayHTTP)
 	if err != nil {
 		return nil, err
@@ -35,9 +36,10 @@ func fluentBitFiles(dir string, wl workload, gatewayHTTP, state string) ([]strin
 	}
 	// Fluent Bit's @SET variables, then its node-agent config.
 	path := filepath.Join(dir, "fluent-bit.conf")
-	text := fmt.Sprintf("@SET pods=%s\n@SET db=%s\n@SET host=%s\n@SET port=%s\n@SET parsers=%s\n@INCLUDE %s\n",
-		wl.root, filepath.Join(state, "tail.db"), host, port, filepath.Join(shared, "parsers.conf"),
-		filepath.Join(shared, "node-agent.conf"))
+	storage := cmp.Or(v.fbStorage, "memory")
+	text := fmt.Sprintf("@SET pods=%s\n@SET db=%s\n@SET host=%s\n@SET port=%s\n@SET storage=%s\n@SET buffers=%s\n@SET parsers=%s\n@INCLUDE %s\n",
+		wl.root, filepath.Join(state, "tail.db"), host, port, storage, filepath.Join(state, "buffers"),
+		filepath.Join(shared, "parsers.conf"), filepath.Join(shared, "node-agent.conf"))
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		return nil, err
 	}

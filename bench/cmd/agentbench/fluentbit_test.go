@@ -13,7 +13,8 @@ import (
 func TestFluentBitFiles(t *testing.T) {
 	t.Chdir("../../..") // the repository's root, where agentbench runs
 	dir := t.TempDir()
-	paths, err := fluentBitFiles(dir, workload{name: "pods", root: "/tree/pods"}, "127.0.0.1:4318", "/state")
+	fs := variant{name: "fluent-bit-fs", fluentBit: true, fbStorage: "filesystem"}
+	paths, err := fluentBitFiles(dir, fs, workload{name: "pods", root: "/tree/pods"}, "127.0.0.1:4318", "/state")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,12 +25,12 @@ func TestFluentBitFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"@SET pods=/tree/pods\n", "@SET db=/state/tail.db\n", "@SET host=127.0.0.1\n", "@SET port=4318\n"} {
+	for _, want := range []string{"@SET pods=/tree/pods\n", "@SET db=/state/tail.db\n", "@SET host=127.0.0.1\n", "@SET port=4318\n", "@SET storage=filesystem\n", "@SET buffers=/state/buffers\n"} {
 		if !strings.Contains(string(conf), want) {
 			t.Errorf("config lacks %q:\n%s", want, conf)
 		}
 	}
-	if _, err := fluentBitFiles(dir, workload{name: "pods"}, "no-port", "/state"); err == nil {
+	if _, err := fluentBitFiles(dir, variant{fluentBit: true}, workload{name: "pods"}, "no-port", "/state"); err == nil {
 		t.Error("a gateway address without a port: want an error")
 	}
 	bin, err := filepath.Abs("../shared/third_party/fluent-bit/fluent-bit")

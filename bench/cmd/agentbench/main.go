@@ -127,7 +127,7 @@ func run(o options) error {
 				}
 				var configs []string
 				if p.v.fluentBit {
-					configs, err = fluentBitFiles(runDir, wl, gw.httpAddr, state)
+					configs, err = fluentBitFiles(runDir, p.v, wl, gw.httpAddr, state)
 				} else {
 					configs, err = configFiles(runDir, p.v, p.docs, wl, gw.addr, gw.httpAddr, state)
 				}

@@ -15,6 +15,7 @@ type variant struct {
 	preset    bool     // based on the helm chart's preset rather than the shipped config
 	renamed   bool     // the preset with file_log renamed to mergelog, nothing else changed
 	fluentBit bool     // Fluent Bit (fluentbit.go) rather than a collector
+	fbStorage string   // Fluent Bit's tail buffer: memory ("": memory) or filesystem
 	overrides []string // YAML documents
 	args      []string // more command-line arguments of the agent (an override's "# args: …" line)
 }
@@ -81,6 +82,7 @@ var variants = []variant{
 	{name: "detect-off", about: "the shipped config without stack trace detection (multiline.detect: [])", overrides: []string{detectOff}},
 	{name: "preset-recombine", about: "(a) the preset with a recombine operator joining Java traces (the traces workload)", preset: true, overrides: []string{presetRecombine}},
 	{name: "fluent-bit", about: "Fluent Bit as its docs and chart run it: tail `docker, cri` with an offset DB, OTLP/HTTP out (the pods workload)", fluentBit: true},
+	{name: "fluent-bit-fs", about: "fluent-bit with `storage.type filesystem`, its docs' answer to the records a paused tail loses (fluent/fluent-bit#8353)", fluentBit: true, fbStorage: "filesystem"},
 }
 
 // detectOff turns the shipped agent's stack trace detection off.
