@@ -39,9 +39,12 @@ type Watcher struct {
 	watched map[string]int32
 	aliases map[int32][]string
 	changed map[string]struct{}
-	paths   []string
-	events  []byte // one read of the queue
-	path    []byte // a changed path being built
+	// overflowed says events were lost: an IN_IGNORED among them may have been, leaving in
+	// watched a watch the system removed; the next Sync renews every watch.
+	overflowed bool
+	paths      []string
+	events     []byte // one read of the queue
+	path       []byte // a changed path being built
 }
 
 // New returns a Watcher watching nothing yet.
@@ -63,9 +66,11 @@ func New() (*Watcher, error) {
 	}, nil
 }
 
-// Sync makes dirs the watched set: new ones are watched, the others no longer.
-// A directory that does not exist (any more) is skipped. It returns how many
-// directories were newly watched (changes in them before now were not seen)
+// Sync makes dirs the watched set: new ones are watched, the others no longer;
+// after an overflow, every watch is renewed (a directory removed and made again
+// meanwhile gets a new one). A directory that does not exist (any more) is
+// skipped. It returns how many directories were newly watched (changes in them
+// before now were not seen)
 // and the errors of the ones that could not be watched (the system's limit of
 // watches, most often); the others are watched all the same.
 func (w *Watcher) Sync(dirs []string) (added int, err error) {
@@ -86,17 +91,22 @@ func (w *Watcher) Sync(dirs []string) (added int, err error) {
 	var errs []error
 	for dir, paths := range want {
 		wd, ok := w.watched[dir]
-		if !ok {
-			if wd, err = w.watch(dir); err != nil {
+		if !ok || w.overflowed {
+			renewed, err := w.watch(dir)
+			if err != nil {
 				if !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR) {
 					errs = append(errs, fmt.Errorf("watch %s: %w", dir, err))
 				}
 				continue
 			}
-			added++
+			if !ok || renewed != wd { // the system returns a watch it still has as it is
+				added++
+			}
+			wd = renewed
 		}
 		w.aliases[wd] = append(w.aliases[wd], paths...)
 	}
+	w.overflowed = false
 	return added, errors.Join(errs...)
 }
 
@@ -204,6 +214,7 @@ func (w *Watcher) noteAll(events []byte) (rescan bool) {
 func (w *Watcher) note(wd int32, mask uint32, name []byte) (rescan bool) {
 	switch {
 	case mask&unix.IN_Q_OVERFLOW != 0:
+		w.overflowed = true
 		return true
 	case mask&unix.IN_IGNORED != 0:
 		// The watch is gone: its directory was removed, or unwatch removed it.

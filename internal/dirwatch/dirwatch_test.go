@@ -205,6 +205,44 @@ func TestMissingDirectorySkipped(t *testing.T) {
 // More events than the kernel queues while nobody asks: the overflow asks for
 // a rescan instead of leaving changes unreported.
 func TestOverflowAsksForRescan(t *testing.T) {
+	dir := t.TempDir()
+	w := newWatcher(t, dir)
+	overflow(t, dir)
+	waitFor(t, w)
+}
+
+// A directory removed and made again while the kernel's queue is full: the
+// system's removal of its watch (IN_IGNORED) is lost with the other events, and
+// the Sync after the overflow watches the new directory all the same.
+func TestOverflowRenewsWatches(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "pod")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w := newWatcher(t, dir, sub)
+	overflow(t, sub)
+	if err := os.RemoveAll(sub); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, w)
+	if added, err := w.Sync([]string{dir, sub}); err != nil || added != 1 {
+		t.Fatalf("Sync after the overflow added %d, %v; want the new directory", added, err)
+	}
+	p := filepath.Join(sub, "0.log")
+	testkit.WriteFile(t, p, "x\n")
+	waitFor(t, w, p)
+}
+
+// overflow writes more events into dir than the kernel queues, skipping the
+// test where the queue is too large to fill. Two files are written in turn:
+// consecutive events differ, so the kernel merges none; nothing reads the queue
+// until Changes is called.
+func overflow(t *testing.T, dir string) {
+	t.Helper()
 	b, err := os.ReadFile("/proc/sys/fs/inotify/max_queued_events")
 	if err != nil {
 		t.Skip("no inotify queue limit to read:", err)
@@ -213,17 +251,12 @@ func TestOverflowAsksForRescan(t *testing.T) {
 	if err != nil || queued > 1<<20 {
 		t.Skipf("inotify queue of %q events: too large to overflow in a test", b)
 	}
-	dir := t.TempDir()
-	w := newWatcher(t, dir)
-	// Two files written in turn: consecutive events differ, so the kernel merges none. Nothing
-	// reads the queue until Changes is called, so the events exceed it.
 	fds := make([]*os.File, 2)
 	for i := range fds {
 		fd, err := os.Create(filepath.Join(dir, strconv.Itoa(i)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = fd.Close() }) // written only, and the test is over
 		fds[i] = fd
 	}
 	for i := range queued + 16 {
@@ -231,7 +264,11 @@ func TestOverflowAsksForRescan(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, w)
+	for _, fd := range fds {
+		if err := fd.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func TestUnsupportedElsewhere(t *testing.T) {
