@@ -14,10 +14,11 @@ var (
 		"multiline": "multiline (Java traces)",
 	}
 	variantLabels = map[string]string{
-		"shipped":    "ours: the shipped agent config",
-		"preset":     "the helm chart's logsCollection preset (file_log)",
-		"preset-rx":  "the preset's file_log in our pipeline",
-		"fluent-bit": "Fluent Bit",
+		"shipped":       "ours: the shipped agent config",
+		"preset":        "the helm chart's logsCollection preset (file_log)",
+		"preset-rx":     "the preset's file_log in our pipeline",
+		"fluent-bit":    "Fluent Bit",
+		"fluent-bit-fs": "Fluent Bit, filesystem buffers",
 	}
 )
 

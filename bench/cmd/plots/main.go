@@ -32,7 +32,7 @@ func main() {
 	flag.StringVar(&o.steady, "steady", "_build/steady-report.md", "bench-steady's report (\"\": none)")
 	flag.StringVar(&o.agent, "agent", "_build/agent-report.md", "bench-agent's report (\"\": none)")
 	flag.StringVar(&o.out, "out", "docs/figures", "the directory the SVG files are written to")
-	variants := flag.String("variants", "shipped,preset,fluent-bit", "agentbench's variants drawn, in this order (those in the report)")
+	variants := flag.String("variants", "shipped,preset,fluent-bit,fluent-bit-fs", "agentbench's variants drawn, in this order (those in the report)")
 	flag.Parse()
 	o.variants = strings.Split(*variants, ",")
 	if err := run(o); err != nil {
