@@ -27,7 +27,7 @@ const faultBatch = 100
 
 // faultInFlight is batch.max_in_flight of the plain receiver in the fault tests, as the shipped
 // agent's; the merging receiver has one batch in flight whatever it is set to.
-const faultInFlight = 4
+const faultInFlight = 2
 
 // duplicateBound is how many entries a kill may leave to be read again, per receiver: the
 // batches in flight, accepted but not yet checkpointed.

@@ -32,7 +32,7 @@ receivers:
     batch:
       max_records: 2000
       max_bytes: 1MiB
-      max_in_flight: 4
+      max_in_flight: 2
     max_deleted_bytes: 1GiB
     # Entries not finished yet, across all files: a catch-up of long lines stays small.
     max_partial_bytes: 4MiB
