@@ -16,7 +16,7 @@ const (
 
 // receiverKeyLine matches the key the testbed's file senders put their receiver under, at the
 // indentation their config has inside `receivers:`.
-var receiverKeyLine = regexp.MustCompile(`(?m)^  ` + fileLogKey + `:[ \t]*$`)
+var receiverKeyLine = regexp.MustCompile(`(?m)^ {2}` + fileLogKey + `:[ \t]*$`)
 
 // renamedSender is a testbed sender whose receiver config is the one it generates with the
 // receiver's key replaced: the same options, another receiver.

@@ -1,6 +1,7 @@
 package testbed
 
 import (
+	"bytes"
 	"fmt"
 	"net"
 	"os"
@@ -74,7 +75,7 @@ func runTestbed(m *testing.M) (int, error) {
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return 0, err
 	}
-	defer os.RemoveAll(tmp)
+	defer func() { _ = os.RemoveAll(tmp) }()
 	if err := os.Chdir(dir); err != nil {
 		return 0, err
 	}
@@ -91,12 +92,11 @@ func runTestbed(m *testing.M) (int, error) {
 
 // reportResults writes the comparison of the runs in the testbed's results file to report.
 func reportResults(results, report, exe string) error {
-	in, err := os.Open(results)
+	in, err := os.ReadFile(results)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
-	runs, err := parseResults(in)
+	runs, err := parseResults(bytes.NewReader(in))
 	if err != nil {
 		return err
 	}
