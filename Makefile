@@ -23,7 +23,7 @@ MODULES   := . bench deploy/kubernetes/validate e2e/node e2e/k8smeta
 SOURCES   := $(shell find . \( -path ./_build -o -path ./bench -o -path ./deploy -o -path ./e2e \) -prune \
 	-o -name '*.go' ! -name '*_test.go' -print) go.mod go.sum
 
-.PHONY: run otelcol agent test test-loaded unit e2e validate k8s node soak bench bench-agent bench-steady bench-idle bench-idle-rss bench-mergelog lint vuln fuzz fuzz-ci clean
+.PHONY: run otelcol agent test test-loaded unit e2e validate k8s node soak bench bench-agent bench-steady bench-idle bench-idle-rss bench-mergelog bench-testbed lint vuln fuzz fuzz-ci clean
 
 run: $(COLLECTOR)
 	./scripts/run-sample.sh $(COLLECTOR) configs/run.yaml
@@ -127,6 +127,20 @@ bench-agent: $(COLLECTOR) $(AGENT)
 
 bench:
 	./scripts/bench.sh
+
+# contrib's load test on the full build: the file cases of its testbed's TestLog10kDPS (v0.148.0,
+# 10 000 logs/s, the collector a child process at GOMAXPROCS=2), each under file_log and under
+# mergelog with the same config, TESTBED_RUNS times alternating (medians); the testbed's CPU and
+# RSS of the two side by side in $(BUILD)/testbed-report.md, its own results and each run's CPU
+# profile (cpu.prof) in $(BUILD)/testbed/results. bench/testbed is a module of its own (see its
+# doc.go); TESTCASE_DURATION (the testbed's, default 15s) sets how long the load runs.
+TESTBED_RUNS ?= 1
+bench-testbed: $(COLLECTOR)
+	@rm -rf $(BUILD)/testbed $(BUILD)/testbed-report.md
+	cd bench/testbed && TESTBED_OTELCOL=$(abspath $(COLLECTOR)) TESTBED_RESULTS=$(abspath $(BUILD))/testbed \
+		TESTBED_REPORT=$(abspath $(BUILD))/testbed-report.md TESTBED_RUNS=$(TESTBED_RUNS) \
+		$(GO) test -count=1 -timeout 3h -run 'TestLog10kDPSFiles$$' .; status=$$?; \
+		cat $(abspath $(BUILD))/testbed-report.md 2>/dev/null; exit $$status
 
 # The node agents at a steady rate (e2e/node TestSteady): VictoriaMetrics' log-collectors-benchmark
 # workload (10 pods writing its generator's JSON lines, 10 000 lines/s in all, through containerd's
