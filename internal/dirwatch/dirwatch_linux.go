@@ -70,9 +70,9 @@ func New() (*Watcher, error) {
 // after an overflow, every watch is renewed (a directory removed and made again
 // meanwhile gets a new one). A directory that does not exist (any more) is
 // skipped. It returns how many directories were newly watched (changes in them
-// before now were not seen)
-// and the errors of the ones that could not be watched (the system's limit of
-// watches, most often); the others are watched all the same.
+// before now were not seen) and the errors of the ones that could not be
+// watched (the system's limit of watches, most often); the others are watched
+// all the same.
 func (w *Watcher) Sync(dirs []string) (added int, err error) {
 	want := make(map[string][]string, len(dirs))
 	for _, d := range dirs {
@@ -89,15 +89,22 @@ func (w *Watcher) Sync(dirs []string) (added int, err error) {
 	}
 	clear(w.aliases)
 	var errs []error
+	var replaced []int32
 	for dir, paths := range want {
 		wd, ok := w.watched[dir]
 		if !ok || w.overflowed {
 			renewed, err := w.watch(dir)
 			if err != nil {
+				if ok {
+					w.unwatch(dir) // perhaps a dead watch: watched as new at the next Sync
+				}
 				if !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR) {
 					errs = append(errs, fmt.Errorf("watch %s: %w", dir, err))
 				}
 				continue
+			}
+			if ok && renewed != wd {
+				replaced = append(replaced, wd) // the directory that was here, if it still is
 			}
 			if !ok || renewed != wd { // the system returns a watch it still has as it is
 				added++
@@ -105,6 +112,11 @@ func (w *Watcher) Sync(dirs []string) (added int, err error) {
 			wd = renewed
 		}
 		w.aliases[wd] = append(w.aliases[wd], paths...)
+	}
+	for _, wd := range replaced {
+		if !w.used(wd) {
+			w.remove(wd)
+		}
 	}
 	w.overflowed = false
 	return added, errors.Join(errs...)
@@ -130,12 +142,19 @@ func (w *Watcher) watch(dir string) (wd int32, err error) {
 func (w *Watcher) unwatch(dir string) {
 	wd := w.watched[dir]
 	delete(w.watched, dir)
+	if !w.used(wd) {
+		w.remove(wd)
+	}
+}
+
+// used reports whether a watched directory has watch wd.
+func (w *Watcher) used(wd int32) bool {
 	for _, other := range w.watched {
 		if other == wd {
-			return
+			return true
 		}
 	}
-	w.remove(wd)
+	return false
 }
 
 // drop stops watch wd, under whichever paths it was watched.

@@ -237,6 +237,49 @@ func TestOverflowRenewsWatches(t *testing.T) {
 	waitFor(t, w, p)
 }
 
+// A directory moved away while the kernel's queue is full, and another made at
+// its path: the Sync after the overflow watches the new one and gives the
+// system back the watch that followed the old one away.
+func TestOverflowRenewalFreesOldWatch(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "pod")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w := newWatcher(t, dir, sub)
+	overflow(t, sub)
+	if err := os.Rename(sub, sub+".old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, w)
+	if added, err := w.Sync([]string{dir, sub}); err != nil || added != 1 {
+		t.Fatalf("Sync after the overflow added %d, %v; want the new directory", added, err)
+	}
+	if n := systemWatches(t, w); n != 2 {
+		t.Fatalf("the system holds %d watches; want 2 (the parent and the new directory)", n)
+	}
+}
+
+// systemWatches counts the watches the system holds for w (its fdinfo lists one
+// line each).
+func systemWatches(t *testing.T, w *Watcher) int {
+	t.Helper()
+	var info []byte
+	var err error
+	if ctlErr := w.conn.Control(func(fd uintptr) {
+		info, err = os.ReadFile("/proc/self/fdinfo/" + strconv.Itoa(int(fd)))
+	}); ctlErr != nil {
+		t.Fatal(ctlErr)
+	}
+	if err != nil {
+		t.Skip("no fdinfo to count watches in:", err)
+	}
+	return strings.Count(string(info), "inotify wd:")
+}
+
 // overflow writes more events into dir than the kernel queues, skipping the
 // test where the queue is too large to fill. Two files are written in turn:
 // consecutive events differ, so the kernel merges none; nothing reads the queue
