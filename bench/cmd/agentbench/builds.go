@@ -11,7 +11,7 @@ import (
 // The binaries a variant runs on. A collector variant runs on the node agent's build
 // (builder-config-agent.yaml), as the DaemonSet runs it, where its config uses only components
 // that build has; else on the full distribution (the preset's file_log and batch). The
-// fluent-bit variant runs on Fluent Bit.
+// fluent-bit variants run on Fluent Bit.
 
 // build is the binary of a variant's runs and what the table calls it.
 type build struct {

@@ -50,7 +50,7 @@ func main() {
 	var o options
 	flag.StringVar(&o.otelcol, "otelcol", "_build/otelcol-mergelog", "the built distribution (the variants whose components the agent's build lacks)")
 	flag.StringVar(&o.agent, "otelcol-agent", "_build/agent/otelcol-mergelog-agent", "the node agent's build, for each variant whose components it has ('': none, every variant on -otelcol)")
-	flag.StringVar(&o.fluentBit, "fluent-bit", "", "Fluent Bit's binary, for the fluent-bit variant (skipped without it)")
+	flag.StringVar(&o.fluentBit, "fluent-bit", "", "Fluent Bit's binary, for the fluent-bit variants (skipped without it)")
 	flag.StringVar(&o.shipped, "config", "deploy/kubernetes/agent-config.yaml", "the shipped agent config")
 	flag.StringVar(&o.dir, "dir", "", "work directory (default: a new temporary one, removed at the end)")
 	flag.IntVar(&o.sizeMB, "size", 300, "MB of logs per workload")
@@ -244,7 +244,7 @@ func chooseVariants(o options) ([]variant, error) {
 	return withFluentBit(out, o.fluentBit), nil
 }
 
-// withFluentBit leaves the fluent-bit variant out of vs, saying so, unless bin is Fluent Bit's
+// withFluentBit leaves the fluent-bit variants out of vs, saying so, unless bin is Fluent Bit's
 // executable.
 func withFluentBit(vs []variant, bin string) []variant {
 	return slices.DeleteFunc(vs, func(v variant) bool {

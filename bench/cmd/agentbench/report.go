@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -74,15 +73,19 @@ func printTable(w io.Writer, o options, rows []row) {
 				}
 			}
 		}
+		fb := "fluent-bit"
+		if anchor[fb] == 0 && anchor["fluent-bit-fs"] > 0 {
+			fb = "fluent-bit-fs"
+		}
 		fmt.Fprintf(w, "\n%s\n\n", title)
-		fmt.Fprintln(w, "| variant | build | agent CPU-s | MB/cpu-s | × (a) preset | × (b) preset-rx | × fluent-bit | peak RSS MiB | wall s | CPU ÷ wall in catch-up | wire MB | records | max dup | failed |")
+		fmt.Fprintf(w, "| variant | build | agent CPU-s | MB/cpu-s | × (a) preset | × (b) preset-rx | × %s | peak RSS MiB | wall s | CPU ÷ wall in catch-up | wire MB | records | max dup | failed |\n", fb)
 		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 		for _, r := range rows {
 			if r.workload != wl {
 				continue
 			}
 			fmt.Fprintf(w, "| %s | %s | %.1f | %.1f | %s | %s | %s | %.0f | %.1f | %.2f | %.1f | %d | %d | %d/%d |\n",
-				r.variant, r.build, r.cpu, r.mbPerCPU, ratio(r.mbPerCPU, anchor["preset"]), ratio(r.mbPerCPU, anchor["preset-rx"]), ratio(r.mbPerCPU, cmp.Or(anchor["fluent-bit"], anchor["fluent-bit-fs"])),
+				r.variant, r.build, r.cpu, r.mbPerCPU, ratio(r.mbPerCPU, anchor["preset"]), ratio(r.mbPerCPU, anchor["preset-rx"]), ratio(r.mbPerCPU, anchor[fb]),
 				r.peakRSS, r.wall, r.busy, r.wireMB, r.records, r.duplicates, r.failed, r.runs)
 		}
 	}
