@@ -10,8 +10,8 @@ import (
 
 // fluentBitShared is Fluent Bit's node-agent config, shared with e2e/node's steady-state
 // benchmark, from the repository's root (where agentbench runs). The pods workload's lines are
-// not JSON, so no parser filter is added. Mem_Buf_Limit with Flush 1 paces delivery by design:
-// compare CPU per MB, not wall time.
+// not JSON, so no parser filter is added. With memory buffers, Mem_Buf_Limit and Flush 1 pace
+// delivery by design: compare CPU per MB, not wall time.
 const fluentBitShared = "testdata/fluent-bit"
 
 // fluentBitSkip says why Fluent Bit does not run on wl, or "" when it does: its config is for
