@@ -139,23 +139,36 @@ func TestWorkingDirectoryNamesFilesBare(t *testing.T) {
 }
 
 func TestWatchedDirectoryGoneAsksForRescan(t *testing.T) {
-	dir := t.TempDir()
-	sub := filepath.Join(dir, "pod")
-	if err := os.Mkdir(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	w := newWatcher(t, dir, sub)
+	w, dir, sub := watchedPod(t)
 	if err := os.Rename(sub, sub+".old"); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, w)
 	// Synced again after the rescan: the directory that came back at the same path is
 	// watched again (the system dropped the old watch with the old directory).
+	remade(t, w, dir, sub)
+}
+
+// watchedPod watches a directory and a pod directory in it.
+func watchedPod(t *testing.T) (w *Watcher, dir, sub string) {
+	t.Helper()
+	dir = t.TempDir()
+	sub = filepath.Join(dir, "pod")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return newWatcher(t, dir, sub), dir, sub
+}
+
+// remade makes sub again, where a directory was, and checks the next Sync watches it: a file
+// written there is reported.
+func remade(t *testing.T, w *Watcher, dir, sub string) {
+	t.Helper()
 	if err := os.Mkdir(sub, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if added, err := w.Sync([]string{dir, sub}); err != nil || added != 1 {
-		t.Fatalf("Sync added %d, %v; want 1 directory", added, err)
+		t.Fatalf("Sync added %d, %v; want the new directory", added, err)
 	}
 	p := filepath.Join(sub, "0.log")
 	testkit.WriteFile(t, p, "x\n")
@@ -211,55 +224,27 @@ func TestOverflowAsksForRescan(t *testing.T) {
 	waitFor(t, w)
 }
 
-// A directory removed and made again while the kernel's queue is full: the
-// system's removal of its watch (IN_IGNORED) is lost with the other events, and
-// the Sync after the overflow watches the new directory all the same.
+// A directory removed, or moved away, while the kernel's queue is full: what
+// the system says of it (IN_IGNORED, IN_MOVE_SELF) is lost with the other
+// events. The Sync after the overflow watches the directory made again at its
+// path, and the system keeps no watch of the old one.
 func TestOverflowRenewsWatches(t *testing.T) {
-	dir := t.TempDir()
-	sub := filepath.Join(dir, "pod")
-	if err := os.Mkdir(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	w := newWatcher(t, dir, sub)
-	overflow(t, sub)
-	if err := os.RemoveAll(sub); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, w)
-	if added, err := w.Sync([]string{dir, sub}); err != nil || added != 1 {
-		t.Fatalf("Sync after the overflow added %d, %v; want the new directory", added, err)
-	}
-	p := filepath.Join(sub, "0.log")
-	testkit.WriteFile(t, p, "x\n")
-	waitFor(t, w, p)
-}
-
-// A directory moved away while the kernel's queue is full, and another made at
-// its path: the Sync after the overflow watches the new one and gives the
-// system back the watch that followed the old one away.
-func TestOverflowRenewalFreesOldWatch(t *testing.T) {
-	dir := t.TempDir()
-	sub := filepath.Join(dir, "pod")
-	if err := os.Mkdir(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	w := newWatcher(t, dir, sub)
-	overflow(t, sub)
-	if err := os.Rename(sub, sub+".old"); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, w)
-	if added, err := w.Sync([]string{dir, sub}); err != nil || added != 1 {
-		t.Fatalf("Sync after the overflow added %d, %v; want the new directory", added, err)
-	}
-	if n := systemWatches(t, w); n != 2 {
-		t.Fatalf("the system holds %d watches; want 2 (the parent and the new directory)", n)
+	for name, gone := range map[string]func(sub string) error{
+		"removed":    os.RemoveAll,
+		"moved away": func(sub string) error { return os.Rename(sub, sub+".old") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			w, dir, sub := watchedPod(t)
+			overflow(t, sub)
+			if err := gone(sub); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, w)
+			remade(t, w, dir, sub)
+			if n := systemWatches(t, w); n != 2 {
+				t.Fatalf("the system holds %d watches; want 2 (the parent and the new directory)", n)
+			}
+		})
 	}
 }
 
