@@ -78,7 +78,9 @@ func summarize(runs []run) figures {
 	return f
 }
 
-// median returns the median of v (0 for none); it sorts v.
+// median returns the median of v (0 for none); it sorts v. bench/internal/stats has one, but
+// requiring the bench module would lift this module's collector to the bench module's version,
+// which the testbed (v0.148.0) does not build with.
 func median(v []float64) float64 {
 	if len(v) == 0 {
 		return 0

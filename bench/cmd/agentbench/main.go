@@ -166,8 +166,8 @@ type plan struct {
 func planRuns(shipped string, chosen []variant, wl workload, bs builds) ([]plan, error) {
 	var plans []plan
 	for _, v := range chosen {
-		if v.fluentBit && fluentBitSkip(wl) != "" {
-			fmt.Fprintf(os.Stderr, "  %-10s %-14s skipped: %s\n", wl.name, v.name, fluentBitSkip(wl))
+		if why := fluentBitSkip(wl); v.fluentBit && why != "" {
+			fmt.Fprintf(os.Stderr, "  %-10s %-14s skipped: %s\n", wl.name, v.name, why)
 			continue
 		}
 		p := plan{v: v}
