@@ -56,14 +56,14 @@ type part struct {
 
 // Deliver sends ld until each of its records is accepted or dropped under the policy, or ctx
 // ends (ctx's error: nothing is known of what was accepted). overLimit (the caller found ld
-// larger than its limit) sends it in halves from the start.
+// larger than its limit) sends it in halves from the start, ld's records moved into them.
 func (s *Sender) Deliver(ctx context.Context, ld plog.Logs, overLimit bool, name Namer) error {
 	p := part{logs: ld, n: ld.LogRecordCount(), named: true}
 	p.alone = p.n == 1
 	if !overLimit || p.n == 1 {
 		return s.resolve(ctx, p, s.send(ctx, p), name)
 	}
-	left, right := p.halves()
+	left, right := p.cut()
 	if err := s.resolve(ctx, left, s.send(ctx, left), name); err != nil {
 		return err
 	}
@@ -176,7 +176,15 @@ func (s *Sender) warnHolding(c Class, err error) {
 		zap.Stringer("class", c), zap.Error(err), zap.Duration("holding_for", now.Sub(s.holdSince)))
 }
 
-// halves splits p in two parts of its records, in order.
+// cut splits p in two parts of its records, in order, moving the second half's records out
+// of p's logs, which the first part keeps: p is no more.
+func (p part) cut() (part, part) {
+	h := p.n / 2
+	right := part{logs: Cut(p.logs, h), at: p.at + h, n: p.n - h, named: p.named}
+	return part{logs: p.logs, at: p.at, n: h, named: p.named}, right
+}
+
+// halves splits p in two parts of its records, in order, copying them: p stays whole.
 func (p part) halves() (part, part) {
 	h := p.n / 2
 	return part{logs: Slice(p.logs, 0, h), at: p.at, n: h, named: p.named},

@@ -267,20 +267,38 @@ func TestSliceKeepsOrderResourceAndScope(t *testing.T) {
 	ld := batchOf(10)
 	for from := range 10 {
 		for to := from; to <= 10; to++ {
-			s := Slice(ld, from, to)
-			wantBodies := []string{}
-			for i := from; i < to; i++ {
-				wantBodies = append(wantBodies, fmt.Sprintf("r%d", i))
-			}
-			assert.Equal(t, wantBodies, testkit.BodiesOf(s))
-			for i := range s.ResourceLogs().Len() {
-				rl := s.ResourceLogs().At(i)
-				half, _ := rl.Resource().Attributes().Get("half")
-				first, _ := rl.ScopeLogs().At(0).LogRecords().At(0).Attributes().Get("log.file.record_number")
-				assert.Equal(t, half.Int() == 1, first.Int() >= 5, "record %d under its own resource", first.Int())
-				assert.Equal(t, "test", rl.ScopeLogs().At(0).Scope().Name())
-			}
+			assertCarved(t, Slice(ld, from, to), from, to)
 		}
+	}
+	assertCarved(t, ld, 0, 10)
+}
+
+func TestCutMovesTheRestOut(t *testing.T) {
+	for at := range 11 {
+		ld := batchOf(10)
+		rest := Cut(ld, at)
+		assertCarved(t, ld, 0, at)
+		assertCarved(t, rest, at, 10)
+	}
+}
+
+// assertCarved checks that ld holds records [from, to) of a batchOf, in order, each under a
+// resource of its own half and the scope, with no resource or scope left empty.
+func assertCarved(t *testing.T, ld plog.Logs, from, to int) {
+	t.Helper()
+	wantBodies := []string{}
+	for i := from; i < to; i++ {
+		wantBodies = append(wantBodies, fmt.Sprintf("r%d", i))
+	}
+	assert.Equal(t, wantBodies, testkit.BodiesOf(ld))
+	for i := range ld.ResourceLogs().Len() {
+		rl := ld.ResourceLogs().At(i)
+		require.Equal(t, 1, rl.ScopeLogs().Len())
+		require.Positive(t, rl.ScopeLogs().At(0).LogRecords().Len(), "[%d, %d): resource %d without records", from, to, i)
+		half, _ := rl.Resource().Attributes().Get("half")
+		first, _ := rl.ScopeLogs().At(0).LogRecords().At(0).Attributes().Get("log.file.record_number")
+		assert.Equal(t, half.Int() == 1, first.Int() >= 5, "record %d under its own resource", first.Int())
+		assert.Equal(t, "test", rl.ScopeLogs().At(0).Scope().Name())
 	}
 }
 
