@@ -35,4 +35,10 @@ type matching struct {
 	truncatedFrom *File  // the identity it was truncated away from
 	strong        bool   // a shadow verified beyond the fingerprint
 	verifiedGen   uint64 // the identity's check points' gen when the shadow was last verified
+	whole         whole  // a compressed file compared whole with the plain file it copies
 }
+
+// whole is what comparing a compressed file with its plain original found, when its stream
+// ended (complete, not cut short) where the original's bytes ended: the file's size then, and
+// the decoded size. A zero size: nothing known.
+type whole struct{ size, end int64 }

@@ -170,6 +170,10 @@
 // each time after), so that a file written in many small steps is decoded
 // about twice, not once per step (Stats.DecodedAgain counts it); after
 // settlePolls polls without growth the truncation is reported as an error.
+// A copy whose stream was found complete when compared with its plain
+// original (rule 3), at an end reading has reached when it becomes the
+// source, is finished without being decoded again: kubelet compresses every
+// rotation but the last, once it was read.
 //
 // # Layout
 //

@@ -177,7 +177,7 @@ func (t *Tracker) setSource(x *File, df *diskFile) {
 			zap.String("from", x.path), zap.String("to", df.path), zap.Int64("offset", x.r.off))
 	}
 	t.setRole(df, roleSource, x)
-	x.src, x.key, x.r.kind = df, df.key, df.kind
+	x.src, x.key, x.r.kind, x.r.whole = df, df.key, df.kind, df.match.whole
 	x.path, x.resolved = df.path, df.resolved
 	x.r.draining, x.r.eof, x.sizes.truncated = false, false, false
 	x.noteSize(df)

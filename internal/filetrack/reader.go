@@ -51,6 +51,7 @@ type reader struct {
 	needSeek bool  // fd is not positioned at off
 	eof      bool  // reading reached the end of the available data
 	stall    stall // a compressed stream that ended mid-way
+	whole    whole // a compressed source found complete when compared with its plain original
 	err      error // to be returned once by Next
 	done     bool
 	failed   bool
@@ -121,6 +122,11 @@ func (r *reader) start(path string) error {
 		// The descriptor is after the pending bytes, if any.
 		r.tail.reset(r.fd, r.off+int64(len(r.pending)))
 	} else {
+		if r.readWhole() {
+			// Nothing in it beyond what was read of its original: finished without decoding
+			// it again only to skip all of it (a rotation kubelet compresses, read before).
+			return r.stop(io.EOF, path)
+		}
 		// A compressed stream cannot seek: decode it again from its start.
 		if _, err := r.fd.Seek(0, io.SeekStart); err != nil {
 			return r.fail(err, path)
@@ -162,6 +168,16 @@ func (r *reader) end(err error, path string) error {
 		}
 	}
 	return r.stop(err, path)
+}
+
+// readWhole reports whether the compressed source, unchanged since it was compared whole with
+// its plain original, ends where reading is.
+func (r *reader) readWhole() bool {
+	if r.whole.size == 0 || r.whole.end != r.off {
+		return false
+	}
+	info, err := r.fd.Stat()
+	return err == nil && info.Size() == r.whole.size
 }
 
 // stop handles the end of a compressed stream, or an error.

@@ -1,7 +1,9 @@
 package filetrack
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -75,7 +77,7 @@ func compressing(t *testing.T, name string) (rest []byte) {
 // written, with a descriptor to spare or none. It was undecided, and after settlePolls polls
 // without growth a new identity read again from its start.
 func TestCompressingCopyIsNotNew(t *testing.T) {
-	for _, fds := range []int{1, 1024} {
+	for _, fds := range []int{1, 2, 3, 1024} {
 		probe(t, Options{StartAtBeginning: true, MaxConcurrentFiles: fds}, func(t *testing.T, h *harness, _ func()) {
 			name := h.path("0.log.20261202-000001")
 			testkit.WriteFile(t, name, text(lines("a", 0, 200)))
@@ -92,6 +94,61 @@ func TestCompressingCopyIsNotNew(t *testing.T) {
 				t.Errorf("%d identities, %d bytes lost; want 1 and 0", st.FilesDiscovered, st.BytesLost)
 			}
 		})
+	}
+}
+
+// A rotation compressed kubelet's way (<name>.tmp written beside its original, renamed to
+// <name>.gz, the original removed) once what of its original was compared had all been read is
+// finished without being decoded again (a compressed stream cannot seek: reading on at the
+// offset decodes all before it), whether it was read before the comparison or after it, from
+// the original's descriptor.
+func TestCompressedRotationReadBeforeIsNotDecodedAgain(t *testing.T) {
+	for _, unread := range []int{0, 50} {
+		t.Run(fmt.Sprintf("unread=%d", unread), func(t *testing.T) {
+			h := newHarness(t, Options{StartAtBeginning: true})
+			name := h.path("0.log.20261202-000001")
+			testkit.WriteFile(t, name, text(lines("a", 0, 200)))
+			h.rounds(2)
+			testkit.AppendFile(t, name, text(lines("a", 200, 200+unread)))
+			testkit.WriteFile(t, name+".tmp", testkit.Compress(t, testkit.Gzip, readFile(t, name)))
+			h.tr.Poll() // compares the copy with its original, nothing read
+			must(t, os.Rename(name+".tmp", name+".gz"))
+			must(t, os.Remove(name))
+			h.rounds(forgetPolls + 2)
+			h.expect(lines("a", 0, 200+unread))
+			if again := h.tr.Stats().DecodedAgain; again != 0 {
+				t.Errorf("decoded %d bytes again; want none", again)
+			}
+		})
+	}
+}
+
+// readWhole finishes a compressed source without decoding it only if it was found complete
+// where reading is, and has not changed size since.
+func TestReadWholeOnlyWhereReadingIsAndUnchanged(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "a.gz")
+	testkit.WriteFile(t, p, testkit.Compress(t, testkit.Gzip, text(lines("a", 0, 10))))
+	fd, err := os.Open(p)
+	must(t, err)
+	defer func() { _ = fd.Close() }()
+	info, err := fd.Stat()
+	must(t, err)
+	size, end := info.Size(), int64(len(text(lines("a", 0, 10))))
+	for _, c := range []struct {
+		name  string
+		whole whole
+		off   int64
+		want  bool
+	}{
+		{"complete where reading is", whole{size, end}, end, true},
+		{"nothing known", whole{}, end, false},
+		{"lines unread", whole{size, end}, end - 1, false},
+		{"changed size since", whole{size - 1, end}, end, false},
+	} {
+		r := reader{fd: fd, whole: c.whole, off: c.off}
+		if got := r.readWhole(); got != c.want {
+			t.Errorf("%s: readWhole %v; want %v", c.name, got, c.want)
+		}
 	}
 }
 

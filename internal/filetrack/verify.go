@@ -69,11 +69,12 @@ func (t *Tracker) compareDirect(c *diskFile, fd *os.File, x *File) (verdict, boo
 			return 0, false // no longer x's stream (see checkSources): the check points tell
 		}
 	}
-	end, a, okA := c.size, []byte(nil), false
+	end, a, okA, complete := c.size, []byte(nil), false, false
+	c.match.whole = whole{}
 	if c.kind == decompress.Plain {
 		a, okA = readWindow(fd, end, &t.scratch.winA)
 	} else {
-		end, a, okA = t.decodedEnd(c, fd, src.size)
+		end, a, okA, complete = t.decodedEnd(c, fd, src.size)
 		if okA && end > src.size {
 			return differ, true // a copy is never larger than its original
 		}
@@ -83,27 +84,31 @@ func (t *Tracker) compareDirect(c *diskFile, fd *os.File, x *File) (verdict, boo
 		return 0, false
 	}
 	if bytes.Equal(a, b) {
+		if complete {
+			c.match.whole = whole{size: c.size, end: end}
+		}
 		return strong, true
 	}
 	return differ, true
 }
 
 // decodedEnd decodes compressed candidate c as far as it goes now, at most limit+1 bytes, and
-// returns where it stopped and the checkWindow bytes before that (in scratch.winA); false if
+// returns where it stopped, the checkWindow bytes before that (in scratch.winA) and whether
+// its stream ended there, complete (not cut short, nor stopped at the limit); false if
 // nothing decodes.
-func (t *Tracker) decodedEnd(c *diskFile, fd *os.File, limit int64) (int64, []byte, bool) {
+func (t *Tracker) decodedEnd(c *diskFile, fd *os.File, limit int64) (int64, []byte, bool, bool) {
 	dec, err := decompress.NewReaderKind(io.NewSectionReader(fd, 0, c.size), c.kind)
 	if err != nil {
-		return 0, nil, false
+		return 0, nil, false, false
 	}
 	defer func() { _ = dec.Close() }() // releases decoder buffers only; never fails
 	tl := &tail{r: dec}
-	_, _ = io.CopyN(io.Discard, tl, limit+1) // cut short while being written: compared where it stops
+	_, err = io.CopyN(io.Discard, tl, limit+1) // cut short while being written: compared where it stops
 	if tl.pos == 0 {
-		return 0, nil, false
+		return 0, nil, false, false
 	}
 	n := copy(t.scratch.winA[:], tl.buf[checkWindow-tl.n:])
-	return tl.pos, t.scratch.winA[:n], true
+	return tl.pos, t.scratch.winA[:n], true, err == io.EOF
 }
 
 // compareChecks compares the candidate with x's last check point within its
