@@ -39,6 +39,6 @@ type matching struct {
 }
 
 // whole is what comparing a compressed file with its plain original found, when its stream
-// ended (complete, not cut short) where the original's bytes ended: the file's size then, and
-// the decoded size. A zero size: nothing known.
-type whole struct{ size, end int64 }
+// ended (complete, not cut short) where the original's bytes ended: the file's size and
+// modification time then, and the decoded size. A zero size: nothing known.
+type whole struct{ size, mtime, end int64 }

@@ -170,14 +170,14 @@ func (r *reader) end(err error, path string) error {
 	return r.stop(err, path)
 }
 
-// readWhole reports whether the compressed source, unchanged since it was compared whole with
-// its plain original, ends where reading is.
+// readWhole reports whether the compressed source, unchanged (size and modification time)
+// since it was compared whole with its plain original, ends where reading is.
 func (r *reader) readWhole() bool {
 	if r.whole.size == 0 || r.whole.end != r.off {
 		return false
 	}
 	info, err := r.fd.Stat()
-	return err == nil && info.Size() == r.whole.size
+	return err == nil && info.Size() == r.whole.size && info.ModTime().UnixNano() == r.whole.mtime
 }
 
 // stop handles the end of a compressed stream, or an error.

@@ -124,7 +124,7 @@ func TestCompressedRotationReadBeforeIsNotDecodedAgain(t *testing.T) {
 }
 
 // readWhole finishes a compressed source without decoding it only if it was found complete
-// where reading is, and has not changed size since.
+// where reading is, and has not changed size nor modification time since.
 func TestReadWholeOnlyWhereReadingIsAndUnchanged(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "a.gz")
 	testkit.WriteFile(t, p, testkit.Compress(t, testkit.Gzip, text(lines("a", 0, 10))))
@@ -133,17 +133,18 @@ func TestReadWholeOnlyWhereReadingIsAndUnchanged(t *testing.T) {
 	defer func() { _ = fd.Close() }()
 	info, err := fd.Stat()
 	must(t, err)
-	size, end := info.Size(), int64(len(text(lines("a", 0, 10))))
+	size, mtime, end := info.Size(), info.ModTime().UnixNano(), int64(len(text(lines("a", 0, 10))))
 	for _, c := range []struct {
 		name  string
 		whole whole
 		off   int64
 		want  bool
 	}{
-		{"complete where reading is", whole{size, end}, end, true},
+		{"complete where reading is", whole{size, mtime, end}, end, true},
 		{"nothing known", whole{}, end, false},
-		{"lines unread", whole{size, end}, end - 1, false},
-		{"changed size since", whole{size - 1, end}, end, false},
+		{"lines unread", whole{size, mtime, end}, end - 1, false},
+		{"changed size since", whole{size - 1, mtime, end}, end, false},
+		{"rewritten since, same size", whole{size, mtime - 1, end}, end, false},
 	} {
 		r := reader{fd: fd, whole: c.whole, off: c.off}
 		if got := r.readWhole(); got != c.want {

@@ -85,7 +85,7 @@ func (t *Tracker) compareDirect(c *diskFile, fd *os.File, x *File) (verdict, boo
 	}
 	if bytes.Equal(a, b) {
 		if complete {
-			c.match.whole = whole{size: c.size, end: end}
+			c.match.whole = whole{size: c.size, mtime: c.mtime, end: end}
 		}
 		return strong, true
 	}
