@@ -186,7 +186,7 @@ func (p part) cut() (part, part) {
 
 // halves splits p in two parts of its records, in order, copying them: p stays whole.
 func (p part) halves() (part, part) {
-	h := p.n / 2
-	return part{logs: Slice(p.logs, 0, h), at: p.at, n: h, named: p.named},
-		part{logs: Slice(p.logs, h, p.n), at: p.at + h, n: p.n - h, named: p.named}
+	whole := plog.NewLogs()
+	p.logs.CopyTo(whole)
+	return part{logs: whole, at: p.at, n: p.n, named: p.named}.cut()
 }

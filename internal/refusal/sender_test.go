@@ -245,7 +245,7 @@ func TestDropActionDropsTheBatch(t *testing.T) {
 func TestRetryableSendsOnlyThePartialFailure(t *testing.T) {
 	sink := &testkit.LogsSink{Answer: func(_ context.Context, call int, ld plog.Logs) error {
 		if call == 1 {
-			return consumererror.NewLogs(errors.New("some failed"), Slice(ld, 2, 4))
+			return consumererror.NewLogs(errors.New("some failed"), recordsOf(ld, 2, 4))
 		}
 		return nil
 	}}
@@ -263,13 +263,21 @@ func TestHoldEndsWithTheContext(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 }
 
-func TestSliceKeepsOrderResourceAndScope(t *testing.T) {
+// recordsOf returns a copy of records [from, to) of ld.
+func recordsOf(ld plog.Logs, from, to int) plog.Logs {
+	c := plog.NewLogs()
+	ld.CopyTo(c)
+	rest := Cut(c, from)
+	Cut(rest, to-from)
+	return rest
+}
+
+func TestHalvesKeepThePartWhole(t *testing.T) {
 	ld := batchOf(10)
-	for from := range 10 {
-		for to := from; to <= 10; to++ {
-			assertCarved(t, Slice(ld, from, to), from, to)
-		}
-	}
+	left, right := part{logs: ld, n: 10, named: true}.halves()
+	assertCarved(t, left.logs, 0, 5)
+	assertCarved(t, right.logs, 5, 10)
+	assert.Equal(t, 5, right.at)
 	assertCarved(t, ld, 0, 10)
 }
 
