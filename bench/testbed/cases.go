@@ -32,37 +32,22 @@ var fileCases = []fileCase{
 		},
 		limits: tb.ResourceSpec{ExpectedMaxCPU: 50, ExpectedMaxRAM: 120},
 	},
-	{
-		name:   "kubernetes containers",
-		sender: k8sSender(datasenders.NewKubernetesContainerWriter),
-		limits: tb.ResourceSpec{ExpectedMaxCPU: 110, ExpectedMaxRAM: 150},
-	},
-	{
-		name:   "kubernetes containers parser",
-		sender: k8sSender(datasenders.NewKubernetesContainerParserWriter),
-		limits: tb.ResourceSpec{ExpectedMaxCPU: 110, ExpectedMaxRAM: 150},
-	},
-	{
-		name:   "k8s CRI-Containerd",
-		sender: k8sSender(datasenders.NewKubernetesCRIContainerdWriter),
-		limits: tb.ResourceSpec{ExpectedMaxCPU: 100, ExpectedMaxRAM: 150},
-	},
-	{
-		name:   "k8s CRI-Containerd no attr ops",
-		sender: k8sSender(datasenders.NewKubernetesCRIContainerdNoAttributesOpsWriter),
-		limits: tb.ResourceSpec{ExpectedMaxCPU: 100, ExpectedMaxRAM: 150},
-	},
-	{
-		name:   "CRI-Containerd",
-		sender: k8sSender(datasenders.NewCRIContainerdWriter),
-		limits: tb.ResourceSpec{ExpectedMaxCPU: 100, ExpectedMaxRAM: 150},
-	},
+	k8sCase("kubernetes containers", datasenders.NewKubernetesContainerWriter, 110),
+	k8sCase("kubernetes containers parser", datasenders.NewKubernetesContainerParserWriter, 110),
+	k8sCase("k8s CRI-Containerd", datasenders.NewKubernetesCRIContainerdWriter, 100),
+	k8sCase("k8s CRI-Containerd no attr ops", datasenders.NewKubernetesCRIContainerdNoAttributesOpsWriter, 100),
+	k8sCase("CRI-Containerd", datasenders.NewCRIContainerdWriter, 100),
 }
 
-// k8sSender adapts a constructor of the testbed's container-log writers, which need no
-// extension. They write under os.TempDir (TestMain points TMPDIR into the results).
-func k8sSender(newWriter func() *datasenders.FileLogK8sWriter) func(*testing.T) (tb.LogDataSender, map[string]string) {
-	return func(*testing.T) (tb.LogDataSender, map[string]string) {
-		return newWriter(), nil
+// k8sCase is a case of the testbed's container-log writers, which need no extension, with
+// contrib's CPU limit and 150 MiB of RAM. They write under os.TempDir (TestMain points TMPDIR
+// into the results).
+func k8sCase(name string, newWriter func() *datasenders.FileLogK8sWriter, maxCPU uint32) fileCase {
+	return fileCase{
+		name: name,
+		sender: func(*testing.T) (tb.LogDataSender, map[string]string) {
+			return newWriter(), nil
+		},
+		limits: tb.ResourceSpec{ExpectedMaxCPU: maxCPU, ExpectedMaxRAM: 150},
 	}
 }
