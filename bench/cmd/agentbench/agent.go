@@ -28,7 +28,8 @@ type result struct {
 	err        error
 }
 
-// limits are the pod's: GOMAXPROCS and GOMEMLIMIT as the manifest sets them.
+// limits are the settings every collector variant runs with: GOMAXPROCS as the DaemonSet sets
+// it, and one GOMEMLIMIT for all (-gomemlimit says why it is not the DaemonSet's).
 type limits struct {
 	gomaxprocs string
 	gomemlimit string

@@ -59,7 +59,7 @@ func main() {
 	flag.StringVar(&o.workloads, "workloads", "pods,plain,multiline", "workloads: pods, plain, multiline, traces (pod logs, 5 %% of entries Java, Python or Go stack traces; with -variants shipped,detect-off,preset-recombine), splitlines (lines of 800 KiB in 16 KiB CRI pieces; with -pods 200 -size 164, one a file); issue 13's operator chains, each read by both receivers with the same operators: "+opsNames)
 	flag.StringVar(&o.variants, "variants", "", "comma-separated variants (default: all); -list shows them")
 	flag.StringVar(&o.limits.gomaxprocs, "gomaxprocs", "1", "GOMAXPROCS of the agent (as the DaemonSet sets it)")
-	flag.StringVar(&o.limits.gomemlimit, "gomemlimit", "400MiB", "GOMEMLIMIT of the agent (as the DaemonSet sets it)")
+	flag.StringVar(&o.limits.gomemlimit, "gomemlimit", "400MiB", "GOMEMLIMIT of every collector variant alike (the DaemonSet sets 200MiB, under which ours stays; the helm chart sets none without a memory limit, and its preset needs more)")
 	flag.DurationVar(&o.timeout, "timeout", 10*time.Minute, "a run that has not delivered every record by then fails")
 	flag.StringVar(&o.extraFiles, "extra", "", "comma-separated name=file.yaml: more variants, each an override of the shipped config")
 	flag.DurationVar(&o.slow, "gateway-delay", 0, "delay every request at the gateway by this much (a slow gateway)")
