@@ -23,7 +23,7 @@ MODULES   := . bench deploy/kubernetes/validate e2e/node e2e/k8smeta
 SOURCES   := $(shell find . \( -path ./_build -o -path ./bench -o -path ./deploy -o -path ./e2e \) -prune \
 	-o -name '*.go' ! -name '*_test.go' -print) go.mod go.sum
 
-.PHONY: run otelcol agent test test-loaded unit e2e validate k8s node soak bench bench-agent bench-steady bench-idle bench-idle-rss bench-mergelog bench-testbed lint vuln fuzz fuzz-ci clean
+.PHONY: run otelcol agent test test-loaded unit e2e validate k8s node soak bench bench-agent bench-steady bench-idle bench-idle-rss bench-mergelog bench-testbed pgo-profile lint vuln fuzz fuzz-ci clean
 
 run: $(COLLECTOR)
 	./scripts/run-sample.sh $(COLLECTOR) configs/run.yaml
@@ -53,8 +53,10 @@ $(COLLECTOR): $(OCB) $(SOURCES) builder-config.yaml
 
 agent: $(AGENT)
 
-$(AGENT): $(OCB) $(SOURCES) builder-config-agent.yaml
-	$(OCB) --config builder-config-agent.yaml
+# Compiled with profile-guided optimisation: agent.pgo is a CPU profile of the agent's config on
+# its benchmarks' workloads (scripts/pgo-profile.sh, `make pgo-profile` writes it again).
+$(AGENT): $(OCB) $(SOURCES) builder-config-agent.yaml agent.pgo
+	GOFLAGS="$$($(GO) env GOFLAGS) -pgo=$(abspath agent.pgo)" $(OCB) --config builder-config-agent.yaml
 	@test -x $(AGENT)
 
 test: lint unit fuzz-ci validate e2e k8s node
@@ -127,6 +129,10 @@ bench-agent: $(COLLECTOR) $(AGENT)
 
 bench:
 	./scripts/bench.sh
+
+# Writes agent.pgo again (see $(AGENT)): two benchmark runs of the full build with pprof, ~3 min.
+pgo-profile:
+	./scripts/pgo-profile.sh
 
 # contrib's load test on the full build: the file cases of its testbed's TestLog10kDPS (v0.148.0,
 # 10 000 logs/s, the collector a child process at GOMAXPROCS=2), each under file_log and under
