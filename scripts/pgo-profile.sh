@@ -7,7 +7,7 @@
 #   - make bench-steady's 10 000 JSON lines/s through containerd's CRI loggers and kubelet's
 #     rotation, parsed with json_parser (60 s).
 # Run it again when the receiver's hot paths change much; an older profile still applies (Go
-# matches it to the code by function), it only helps less.
+# matches its samples to functions by name and line offset), it only helps less.
 set -eu
 out=${1:-agent.pgo}
 tmp=$(mktemp -d)
