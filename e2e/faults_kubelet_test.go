@@ -73,9 +73,10 @@ func TestFaultsOutageLongerThanKubeletKeeps(t *testing.T) {
 // TestFaultsKubeletRotationShippedGlobs rotates fast, as kubelet does (renamed, reopened, the
 // rotated file gzipped through <name>.tmp at the next rotation, kept at 5 files, the live one
 // included), while the agent reads with the shipped agent's globs, which match the rotated
-// files and kubelet's .tmp too, and batches 4 in flight (the agent ships 2; more in flight, more to lose): every entry arrives once,
-// nothing counted lost. Kubelet deletes and creates files at every rotation, so inodes are
-// reused at once (ext4): the agent once took a new 0.log for a pruned .gz moved, and skipped it.
+// files and kubelet's .tmp too, and 4 batches in flight (the agent ships 2; more in flight, more
+// to lose): every entry arrives once, nothing counted lost. Kubelet deletes and creates files at
+// every rotation, so inodes are reused at once (ext4): the agent once took a new 0.log for a
+// pruned .gz moved, and skipped it.
 func TestFaultsKubeletRotationShippedGlobs(t *testing.T) {
 	needCollector(t)
 	dir, logs := faultDirs(t)

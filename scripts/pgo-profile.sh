@@ -28,7 +28,9 @@ EOF
 override catchup
 override steady
 
-# The two benchmarks as make bench-agent and make bench-steady run them, on the full build alone.
+# The two benchmarks as make bench-agent and make bench-steady run them, on the full build alone
+# and not through those targets: they would build the agent (which this profile is for) and
+# replace the reports that make plots draws with this run's one-variant tables.
 make otelcol
 otelcol="$(pwd)/_build/otelcol-mergelog"
 (cd bench && go build -o "$tmp/agentbench" ./cmd/agentbench)
